@@ -60,8 +60,8 @@ public final class MerkleHash implements Comparable<MerkleHash> {
         for (int word = 0; word < 4; word++) {
             long v = 0;
             for (int i = word * 16; i < word * 16 + 16; i++) {
-                int d = Character.digit(hex.charAt(i), 16);
-                if (d < 0 || hex.charAt(i) > 'f') {
+                int d = hexDigit(hex.charAt(i));
+                if (d < 0) {
                     throw new InvalidHashException("not a hex digit at position " + i);
                 }
                 v = (v << 4) | d;
@@ -69,6 +69,13 @@ public final class MerkleHash implements Comparable<MerkleHash> {
             w[word] = v;
         }
         return new MerkleHash(w[0], w[1], w[2], w[3]);
+    }
+
+    private static int hexDigit(char c) {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
     }
 
     /** Parse for callers that already know the text is well formed (tests, vectors, config). */

@@ -1,0 +1,77 @@
+package org.openxet.protocol;
+
+/**
+ * The gear rolling-hash table of the content-defined chunker (§2): {@code gearhash::DEFAULT_TABLE}, which is also the
+ * table of the JS client's chunker. A format constant, like the BLAKE3 keys.
+ */
+final class GearTable {
+    static final long[] TABLE = {
+            0xb088d3a9e840f559L, 0x5652c7f739ed20d6L, 0x45b28969898972abL, 0x6b0a89d5b68ec777L,
+            0x368f573e8b7a31b7L, 0x1dc636dce936d94bL, 0x207a4c4e5554d5b6L, 0xa474b34628239acbL,
+            0x3b06a83e1ca3b912L, 0x90e78d6c2f02baf7L, 0xe1c92df7150d9a8aL, 0x8e95053a1086d3adL,
+            0x5a2ef4f1b83a0722L, 0xa50fac949f807faeL, 0x0e7303eb80d8d681L, 0x99b07edc1570ad0fL,
+            0x689d2fb555fd3076L, 0x00005082119ea468L, 0xc4b08306a88fcc28L, 0x3eb0678af6374afdL,
+            0xf19f87ab86ad7436L, 0xf2129fbfbe6bc736L, 0x481149575c98a4edL, 0x0000010695477bc5L,
+            0x1fba37801a9ceaccL, 0x3bf06fd663a49b6dL, 0x99687e9782e3874bL, 0x79a10673aa50d8e3L,
+            0xe4accf9e6211f420L, 0x2520e71f87579071L, 0x2bd5d3fd781a8a9bL, 0x00de4dcddd11c873L,
+            0xeaa9311c5a87392fL, 0xdb748eb617bc40ffL, 0xaf579a8df620bf6fL, 0x86a6e5da1b09c2b1L,
+            0xcc2fc30ac322a12eL, 0x355e2afec1f74267L, 0x2d99c8f4c021a47bL, 0xbade4b4a9404cfc3L,
+            0xf7b518721d707d69L, 0x3286b6587bf32c20L, 0x0000b68886af270cL, 0xa115d6e4db8a9079L,
+            0x484f7e9c97b2e199L, 0xccca7bb75713e301L, 0xbf2584a62bb0f160L, 0xade7e813625dbcc8L,
+            0x000070940d87955aL, 0x8ae69108139e626fL, 0xbd776ad72fde38a2L, 0xfb6b001fc2fcc0cfL,
+            0xc7a474b8e67bc427L, 0xbaf6f11610eb5d58L, 0x09cb1f5b6de770d1L, 0xb0b219e6977d4c47L,
+            0x00ccbc386ea7ad4aL, 0xcc849d0adf973f01L, 0x73a3ef7d016af770L, 0xc807d2d386bdbdfeL,
+            0x7f2ac9966c791730L, 0xd037a86bc6c504daL, 0xf3f17c661eaa609dL, 0xaca626b04daae687L,
+            0x755a99374f4a5b07L, 0x90837ee65b2caedeL, 0x6ee8ad93fd560785L, 0x0000d9e11053edd8L,
+            0x9e063bb2d21cdbd7L, 0x07ab77f12a01d2b2L, 0xec550255e6641b44L, 0x78fb94a8449c14c6L,
+            0xc7510e1bc6c0f5f5L, 0x0000320b36e4cae3L, 0x827c33262c8b1a2dL, 0x14675f0b48ea4144L,
+            0x267bd3a6498decebL, 0xf1916ff982f5035eL, 0x86221b7ff434fb88L, 0x9dbecee7386f49d8L,
+            0xea58f8cac80f8f4aL, 0x008d198692fc64d8L, 0x6d38704fbabf9a36L, 0xe032cb07d1e7be4cL,
+            0x228d21f6ad450890L, 0x635cb1bfc02589a5L, 0x4620a1739ca2ce71L, 0xa7e7dfe3aae5fb58L,
+            0x0c10ca932b3c0debL, 0x2727fee884afed7bL, 0xa2df1c6df9e2ab1fL, 0x4dcdd1ac0774f523L,
+            0x000070ffad33e24eL, 0xa2ace87bc5977816L, 0x9892275ab4286049L, 0xc2861181ddf18959L,
+            0xbb9972a042483e19L, 0xef70cd3766513078L, 0x00000513abfc9864L, 0xc058b61858c94083L,
+            0x09e850859725e0deL, 0x9197fb3bf83e7d94L, 0x7e1e626d12b64bceL, 0x520c54507f7b57d1L,
+            0xbee1797174e22416L, 0x6fd9ac3222e95587L, 0x0023957c9adfbf3eL, 0xa01c7d7e234bbe15L,
+            0xaba2c758b8a38cbbL, 0x0d1fa0ceec3e2b30L, 0x0bb6a58b7e60b991L, 0x4333dd5b9fa26635L,
+            0xc2fd3b7d4001c1a3L, 0xfb41802454731127L, 0x65a56185a50d18cbL, 0xf67a02bd8784b54fL,
+            0x696f11dd67e65063L, 0x00002022fca814abL, 0x8cd6be912db9d852L, 0x695189b6e9ae8a57L,
+            0xee9453b50ada0c28L, 0xd8fc5ea91a78845eL, 0xab86bf191a4aa767L, 0x0000c6b5c86415e5L,
+            0x267310178e08a22eL, 0xed2d101b078bca25L, 0x3b41ed84b226a8fbL, 0x13e622120f28dc06L,
+            0xa315f5ebfb706d26L, 0x8816c34e3301baceL, 0xe9395b9cbb71fdaeL, 0x002ce9202e721648L,
+            0x4283db1d2bb3c91cL, 0xd77d461ad2b1a6a5L, 0xe2ec17e46eeb866bL, 0xb8e0be4039fbc47cL,
+            0xdea160c4d5299d04L, 0x7eec86c8d28c3634L, 0x2119ad129f98a399L, 0xa6ccf46b61a283efL,
+            0x2c52cedef658c617L, 0x2db4871169acdd83L, 0x0000f0d6f39ecbe9L, 0x3dd5d8c98d2f9489L,
+            0x8a1872a22b01f584L, 0xf282a4c40e7b3cf2L, 0x8020ec2ccb1ba196L, 0x6693b6e09e59e313L,
+            0x0000ce19cc7c83ebL, 0x20cb5735f6479c3bL, 0x762ebf3759d75a5bL, 0x207bfe823d693975L,
+            0xd77dc112339cd9d5L, 0x9ba7834284627d03L, 0x217dc513e95f51e9L, 0xb27b1a29fc5e7816L,
+            0x00d5cd9831bb662dL, 0x71e39b806d75734cL, 0x7e572af006fb1a23L, 0xa2734f2f6ae91f85L,
+            0xbf82c6b5022cddf2L, 0x5c3beac60761a0deL, 0xcdc893bb47416998L, 0x6d1085615c187e01L,
+            0x77f8ae30ac277c5dL, 0x917c6b81122a2c91L, 0x5b75b699add16967L, 0x0000cf6ae79a069bL,
+            0xf3c40afa60de1104L, 0x2063127aa59167c3L, 0x621de62269d1894dL, 0xd188ac1de62b4726L,
+            0x107036e2154b673cL, 0x0000b85f28553a1dL, 0xf2ef4e4c18236f3dL, 0xd9d6de6611b9f602L,
+            0xa1fc7955fb47911cL, 0xeb85fd032f298dbdL, 0xbe27502fb3befae1L, 0xe3034251c4cd661eL,
+            0x441364d354071836L, 0x0082b36c75f2983eL, 0xb145910316fa66f0L, 0x021c069c9847caf7L,
+            0x2910dfc75a4b5221L, 0x735b353e1c57a8b5L, 0xce44312ce98ed96cL, 0xbc942e4506bdfa65L,
+            0xf05086a71257941bL, 0xfec3b215d351ceadL, 0x00ae1055e0144202L, 0xf54b40846f42e454L,
+            0x00007fd9c8bcbcc8L, 0xbfbd9ef317de9bfeL, 0xa804302ff2854e12L, 0x39ce4957a5e5d8d4L,
+            0xffb9e2a45637ba84L, 0x55b9ad1d9ea0818bL, 0x00008acbf319178aL, 0x48e2bfc8d0fbfb38L,
+            0x8be39841e848b5e8L, 0x0e2712160696a08bL, 0xd51096e84b44242aL, 0x1101ba176792e13aL,
+            0xc22e770f4531689dL, 0x1689eff272bbc56cL, 0x00a92a197f5650ecL, 0xbc765990bda1784eL,
+            0xc61441e392fcb8aeL, 0x07e13a2ced31e4a0L, 0x92cbe984234e9d4dL, 0x8f4ff572bb7d8ac5L,
+            0x0b9670c00b963bd0L, 0x62955a581a03eb01L, 0x645f83e5ea000254L, 0x41fce516cd88f299L,
+            0xbbda9748da7a98cfL, 0x0000aab2fe4845faL, 0x19761b069bf56555L, 0x8b8f5e8343b6ad56L,
+            0x3e5d1cfd144821d9L, 0xec5c1e2ca2b0cd8fL, 0xfaf7e0fea7fbb57fL, 0x000000d3ba12961bL,
+            0xda3f90178401b18eL, 0x70ff906de33a5febL, 0x0527d5a7c06970e7L, 0x22d8e773607c13e9L,
+            0xc9ab70df643c3bacL, 0xeda4c6dc8abe12e3L, 0xecef1f410033e78aL, 0x0024c2b274ac72cbL,
+            0x06740d954fa900b4L, 0x1d7a299b323d6304L, 0xb3c37cb298cbead5L, 0xc986e3c76178739bL,
+            0x9fabea364b46f58aL, 0x6da214c5af85cc56L, 0x17a43ed8b7a38f84L, 0x6eccec511d9adbebL,
+            0xf9cab30913335afbL, 0x4a5e60c5f415eed2L, 0x00006967503672b4L, 0x9da51d121454bb87L,
+            0x84321e13b9bbc816L, 0xfb3d6fb6ab2fdd8dL, 0x60305eed8e160a8dL, 0xcbbf4b14e9946ce8L,
+            0x00004f63381b10c3L, 0x07d5b7816fcc4e10L, 0xe5a536726a6a8155L, 0x57afb23447a07fddL,
+            0x18f346f7abc9d394L, 0x636dc655d61ad33dL, 0xcc8bab4939f7f3f6L, 0x63c7a906c1dd187bL
+    };
+
+    private GearTable() {
+    }
+}
