@@ -1,0 +1,49 @@
+# Shared by ./openxet, ./run-tests, gates/run and .ci/run: find a JDK 25+ and make sure the build tools exist.
+# Sourced, not executed.
+
+openxet_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# java_major JAVA_HOME -> the feature version of that JDK's java, or 0.
+java_major() {
+    local v
+    v=$("$1/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+    echo "${v:-0}"
+}
+
+# Point JAVA_HOME at a JDK 25+: $JAVA_HOME if it is one, else Temurin 25 where this machine kind keeps it.
+select_jdk() {
+    if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ] && [ "$(java_major "$JAVA_HOME")" -ge 25 ] 2>/dev/null; then
+        export JAVA_HOME
+        return 0
+    fi
+    local candidate
+    for candidate in /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/temurin-25-jdk-arm64 /usr/lib/jvm/temurin-25-jdk; do
+        if [ -x "$candidate/bin/java" ]; then
+            export JAVA_HOME="$candidate"
+            return 0
+        fi
+    done
+    echo "openxet: needs a JDK 25 or newer: set JAVA_HOME to one (found ${JAVA_HOME:-none}; /usr/lib/jvm/temurin-25-jdk-amd64 does not exist)" >&2
+    return 1
+}
+
+# Run a command as root: directly when we are root, else through sudo.
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+        echo "openxet: '$*' needs root and sudo is missing" >&2; return 1; fi
+}
+
+# Install Debian/Ubuntu packages that are missing (by the command they provide).
+ensure_tools() {
+    local missing=() pair cmd pkg
+    for pair in "$@"; do
+        cmd=${pair%%:*}; pkg=${pair#*:}
+        command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "openxet: installing ${missing[*]}" >&2
+    as_root apt-get update -qq >/dev/null && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+export MAVEN_OPTS="${MAVEN_OPTS:--XX:+IgnoreUnrecognizedVMOptions --sun-misc-unsafe-memory-access=allow}"
+JVM_NATIVE_ARGS=(--enable-native-access=ALL-UNNAMED "-Dopenxet.native.dir=$openxet_root/native/build")

@@ -1,0 +1,66 @@
+package org.openxet.service;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Properties;
+
+/**
+ * The server's three keys, generated on first start and kept in {@code <data>/secrets.properties} (mode 0600): the
+ * token signing key (HS256), the URL signing key (fetch URLs), and the global-dedup HMAC key (§1.7). Restarting on the
+ * same data directory keeps tokens, URLs and dedup answers valid.
+ */
+public record Secrets(byte[] tokenKey, byte[] urlKey, byte[] dedupKey) {
+    public static final String FILE = "secrets.properties";
+
+    public static Secrets loadOrCreate(Path dataDir) throws IOException {
+        Path file = dataDir.resolve(FILE);
+        if (!Files.exists(file)) {
+            Files.createDirectories(dataDir);
+            SecureRandom random = new SecureRandom();
+            Properties p = new Properties();
+            for (String name : new String[]{"token-key", "url-key", "dedup-key"}) {
+                byte[] key = new byte[32];
+                random.nextBytes(key);
+                p.setProperty(name, HexFormat.of().formatHex(key));
+            }
+            Path tmp = dataDir.resolve(FILE + ".new");
+            Files.deleteIfExists(tmp);
+            Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            try (OutputStream out = Files.newOutputStream(tmp, StandardOpenOption.WRITE)) {
+                p.store(out, "openxet keys: keep private; deleting this file invalidates every token and URL");
+            }
+            try (var ch = java.nio.channels.FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+                ch.force(true);
+            }
+            try {
+                // Two processes starting at once: the first rename wins, both then read the same keys.
+                Files.createLink(file, tmp);
+            } catch (FileAlreadyExistsException raced) {
+                // keep the winner's keys
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+        }
+        Properties p = new Properties();
+        try (InputStream in = Files.newInputStream(file)) {
+            p.load(in);
+        }
+        return new Secrets(key(p, "token-key", file), key(p, "url-key", file), key(p, "dedup-key", file));
+    }
+
+    private static byte[] key(Properties p, String name, Path file) throws IOException {
+        String v = p.getProperty(name);
+        if (v == null || v.length() != 64) {
+            throw new IOException(file + ": " + name + " missing or not 32 hex bytes");
+        }
+        return HexFormat.of().parseHex(v);
+    }
+}

@@ -1,0 +1,64 @@
+package org.openxet.service;
+
+import org.openxet.protocol.FormatException;
+import org.openxet.protocol.MerkleHash;
+import org.openxet.protocol.xorb.ValidatedXorb;
+import org.openxet.protocol.xorb.XorbValidator;
+import org.openxet.storage.Bucket;
+import org.openxet.storage.Index;
+import org.openxet.storage.IndexException;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * {@code POST /v1/xorbs/{prefix}/{hash}} without the HTTP (§3.6): validate the body in one pass, store chunks plus
+ * the footer built from that pass, then register the xorb and its chunk table. The blob is durable before the index
+ * row exists, so an index row never points at nothing; a crash in between leaves an unregistered object that the
+ * next upload of the same xorb simply overwrites with identical bytes.
+ */
+public final class XorbIngest {
+    /** Upload prefixes the clients use (§5.2; §10.1: hf_xet and the JS client send "default"). */
+    public static final String PREFIX = "default";
+
+    private final Bucket bucket;
+    private final Index index;
+    // Striped locks: two uploads of one xorb store it once and the second answers was_inserted=false.
+    private final ReentrantLock[] stripes = new ReentrantLock[64];
+
+    public XorbIngest(Bucket bucket, Index index) {
+        this.bucket = bucket;
+        this.index = index;
+        for (int i = 0; i < stripes.length; i++) {
+            stripes[i] = new ReentrantLock();
+        }
+    }
+
+    public record Result(ValidatedXorb xorb, boolean inserted) {
+    }
+
+    public static String key(MerkleHash hash) {
+        return "xorbs/" + PREFIX + "/" + hash.hex();
+    }
+
+    /** Validates {@code body[0, length)} against {@code expected} and stores it unless it is already stored. */
+    public Result ingest(MerkleHash expected, byte[] body, int length) throws FormatException, IOException, IndexException {
+        ValidatedXorb xorb;
+        try (XorbValidator validator = new XorbValidator()) {
+            xorb = validator.validateUpload(body, length, expected);
+        }
+        ReentrantLock lock = stripes[(int) (expected.word0() & (stripes.length - 1))];
+        lock.lock();
+        try {
+            if (index.hasXorb(expected)) {
+                return new Result(xorb, false);
+            }
+            // Store our footer, not a client's: chunk records as received, then the V1 footer of this pass.
+            bucket.put(key(expected), ByteBuffer.wrap(body, 0, xorb.chunks().recordBytes()), ByteBuffer.wrap(xorb.footer()));
+            return new Result(xorb, index.putXorb(expected, xorb.chunks(), xorb.storedSize()));
+        } finally {
+            lock.unlock();
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package org.openxet.storage;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Object storage for xorbs and shards. Objects are immutable and content addressed, so a put of an existing key may
+ * be skipped or overwrite with identical bytes. Implementations: {@link LocalBucket} (one node, fsync'd files);
+ * S3-compatible storage for several nodes.
+ */
+public interface Bucket extends AutoCloseable {
+    /**
+     * Stores {@code parts} concatenated under {@code key}, durably and atomically: when this returns the whole
+     * object survives a crash, and a reader never sees a partial object.
+     */
+    void put(String key, ByteBuffer... parts) throws IOException;
+
+    default void put(String key, byte[] whole) throws IOException {
+        put(key, ByteBuffer.wrap(whole));
+    }
+
+    /** Size of the object, or empty when absent. */
+    Optional<Long> size(String key) throws IOException;
+
+    /** Streams {@code length} bytes from {@code offset}; never reads the whole object into memory. */
+    InputStream openRange(String key, long offset, long length) throws IOException;
+
+    /** Whole-object read, for small objects (shards) and tools. */
+    byte[] read(String key) throws IOException;
+
+    void delete(String key) throws IOException;
+
+    /** Keys under a prefix (tests, reconciliation, tools). */
+    List<String> list(String prefix) throws IOException;
+
+    @Override
+    default void close() throws IOException {
+    }
+}

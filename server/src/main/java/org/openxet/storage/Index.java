@@ -1,0 +1,54 @@
+package org.openxet.storage;
+
+import org.openxet.protocol.MerkleHash;
+import org.openxet.protocol.xorb.ChunkTable;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The metadata index: which xorbs exist and their chunk layout, which files exist and their terms, who may see them,
+ * and the global-dedup entries. Implementations: SQLite (embedded default) and PostgreSQL (several nodes). All reads
+ * of the download path are answered from here; blobs are never read to plan a reconstruction.
+ */
+public interface Index extends AutoCloseable {
+    boolean hasXorb(MerkleHash hash) throws IndexException;
+
+    Optional<XorbLayout> xorb(MerkleHash hash) throws IndexException;
+
+    /** Layouts of the given xorbs that exist (absent ones are missing from the map). */
+    Map<MerkleHash, XorbLayout> xorbs(Collection<MerkleHash> hashes) throws IndexException;
+
+    /** Registers a stored xorb; false when it was already registered (nothing changes then). */
+    boolean putXorb(MerkleHash hash, ChunkTable chunks, long storedBytes) throws IndexException;
+
+    boolean hasShard(MerkleHash shardHash) throws IndexException;
+
+    /**
+     * Registers a shard in one transaction: files (a file already known points at the newest terms), the scope's
+     * visibility of each file, the xorbs it lists, and dedup entries. False when the shard was registered before —
+     * then only the scope is added.
+     */
+    boolean registerShard(ShardCommit commit) throws IndexException;
+
+    /** The file, if a shard registered it under {@code scope}. */
+    Optional<FileRecord> file(MerkleHash fileHash, String scope) throws IndexException;
+
+    /**
+     * The xorb blocks to disclose for a global-dedup query of {@code chunkHash}: the xorb holding it first, then the
+     * other xorbs of the shard that registered it, at most {@code maxXorbs}. With {@code scope} non-null, only
+     * entries registered under that scope count (the multi-tenant isolation switch). Empty when not indexed.
+     */
+    List<XorbLayout> dedup(MerkleHash chunkHash, String scope, int maxXorbs) throws IndexException;
+
+    /** Row counts per table, for tests and operators. */
+    Map<String, Long> rowCounts() throws IndexException;
+
+    /** Keys of every registered xorb (reconciliation after an unclean stop). */
+    List<MerkleHash> xorbHashes() throws IndexException;
+
+    @Override
+    void close();
+}

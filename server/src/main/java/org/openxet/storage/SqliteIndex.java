@@ -1,0 +1,366 @@
+package org.openxet.storage;
+
+import org.openxet.protocol.MerkleHash;
+import org.openxet.protocol.xorb.ChunkTable;
+import org.sqlite.SQLiteConfig;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The embedded index: one SQLite file in WAL mode with {@code synchronous=FULL}, so a committed registration survives
+ * {@code kill -9} and power loss. SQLite has one writer at a time, so writes share one connection under a lock;
+ * reads use a small pool of their own connections and run concurrently with the writer (WAL).
+ */
+public final class SqliteIndex implements Index {
+    private final Connection writer;
+    private final ReentrantLock writeLock = new ReentrantLock();
+    private final BlockingQueue<Connection> readers;
+    private final List<Connection> all = new ArrayList<>();
+
+    public SqliteIndex(Path file, int readConnections) throws IndexException {
+        try {
+            Files.createDirectories(file.toAbsolutePath().getParent());
+            String url = "jdbc:sqlite:" + file.toAbsolutePath();
+            writer = open(url, false);
+            Migrations.apply(writer, "sqlite", Migrations.SQLITE);
+            writer.setAutoCommit(false);
+            readers = new ArrayBlockingQueue<>(readConnections);
+            for (int i = 0; i < readConnections; i++) {
+                readers.add(open(url, true));
+            }
+        } catch (SQLException | IOException e) {
+            throw new IndexException("cannot open SQLite index at " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private Connection open(String url, boolean readOnly) throws SQLException {
+        SQLiteConfig cfg = new SQLiteConfig();
+        cfg.setJournalMode(SQLiteConfig.JournalMode.WAL);
+        cfg.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
+        cfg.enforceForeignKeys(true);
+        cfg.setBusyTimeout(30_000);
+        // Reads touch large BLOBs (a 100k-term file is 2.4 MB): give the page cache room.
+        cfg.setCacheSize(-65536);
+        Connection c = DriverManager.getConnection(url, cfg.toProperties());
+        if (readOnly) {
+            try (Statement s = c.createStatement()) {
+                s.execute("PRAGMA query_only = ON");
+            }
+        }
+        all.add(c);
+        return c;
+    }
+
+    /** A read-only unit of work on a pooled connection. */
+    private interface Read<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    private <T> T read(Read<T> work) throws IndexException {
+        Connection c;
+        try {
+            c = readers.take();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IndexException("interrupted waiting for an index connection", e);
+        }
+        try {
+            return work.run(c);
+        } catch (SQLException e) {
+            throw new IndexException("index read failed: " + e.getMessage(), e);
+        } finally {
+            readers.add(c);
+        }
+    }
+
+    /** A write transaction on the single writer connection. */
+    private <T> T write(Read<T> work) throws IndexException {
+        writeLock.lock();
+        try {
+            try {
+                T result = work.run(writer);
+                writer.commit();
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                try {
+                    writer.rollback();
+                } catch (SQLException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new IndexException("index write failed: " + e.getMessage(), e);
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    private static long now() {
+        return System.currentTimeMillis() / 1000;
+    }
+
+    @Override
+    public boolean hasXorb(MerkleHash hash) throws IndexException {
+        return read(c -> {
+            try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM xorbs WHERE hash = ?")) {
+                p.setBytes(1, hash.toBytes());
+                try (ResultSet r = p.executeQuery()) {
+                    return r.next();
+                }
+            }
+        });
+    }
+
+    @Override
+    public Optional<XorbLayout> xorb(MerkleHash hash) throws IndexException {
+        return Optional.ofNullable(xorbs(List.of(hash)).get(hash));
+    }
+
+    @Override
+    public Map<MerkleHash, XorbLayout> xorbs(Collection<MerkleHash> hashes) throws IndexException {
+        return read(c -> {
+            Map<MerkleHash, XorbLayout> out = new HashMap<>();
+            try (PreparedStatement p = c.prepareStatement(
+                    "SELECT chunk_count, chunk_hashes, layout, stored_bytes FROM xorbs WHERE hash = ?")) {
+                for (MerkleHash h : hashes) {
+                    if (out.containsKey(h)) continue;
+                    p.setBytes(1, h.toBytes());
+                    try (ResultSet r = p.executeQuery()) {
+                        if (r.next()) {
+                            out.put(h, layout(h, r.getInt(1), r.getBytes(2), r.getBytes(3), r.getLong(4)));
+                        }
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    private static XorbLayout layout(MerkleHash h, int n, byte[] hashes, byte[] layout, long stored) {
+        return new XorbLayout(h, new ChunkTable(n, hashes, Packing.ints(layout, 0, n), Packing.ints(layout, n, n)), stored);
+    }
+
+    @Override
+    public boolean putXorb(MerkleHash hash, ChunkTable chunks, long storedBytes) throws IndexException {
+        return write(c -> {
+            try (PreparedStatement p = c.prepareStatement("INSERT INTO xorbs (hash, chunk_count, unpacked_bytes, "
+                    + "stored_bytes, chunk_hashes, layout, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING")) {
+                p.setBytes(1, hash.toBytes());
+                p.setInt(2, chunks.count());
+                p.setLong(3, chunks.unpackedBytes());
+                p.setLong(4, storedBytes);
+                p.setBytes(5, chunks.hashes());
+                p.setBytes(6, Packing.ints(chunks.byteEnds(), chunks.unpackedEnds()));
+                p.setLong(7, now());
+                return p.executeUpdate() == 1;
+            }
+        });
+    }
+
+    @Override
+    public boolean hasShard(MerkleHash shardHash) throws IndexException {
+        return read(c -> {
+            try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM shards WHERE hash = ?")) {
+                p.setBytes(1, shardHash.toBytes());
+                try (ResultSet r = p.executeQuery()) {
+                    return r.next();
+                }
+            }
+        });
+    }
+
+    @Override
+    public boolean registerShard(ShardCommit commit) throws IndexException {
+        return write(c -> {
+            long t = now();
+            boolean inserted;
+            try (PreparedStatement p = c.prepareStatement("INSERT INTO shards (hash, stored_bytes, created_at) "
+                    + "VALUES (?, ?, ?) ON CONFLICT (hash) DO NOTHING")) {
+                p.setBytes(1, commit.shardHash().toBytes());
+                p.setLong(2, commit.storedBytes());
+                p.setLong(3, t);
+                inserted = p.executeUpdate() == 1;
+            }
+            long shardId = idOf(c, "shards", commit.shardHash());
+            try (PreparedStatement p = c.prepareStatement(
+                    "INSERT INTO shard_scopes (shard_id, scope) VALUES (?, ?) ON CONFLICT DO NOTHING")) {
+                p.setLong(1, shardId);
+                p.setString(2, commit.scope());
+                p.executeUpdate();
+            }
+            try (PreparedStatement upsert = c.prepareStatement("INSERT INTO files (hash, size, term_count, xorb_refs, "
+                    + "terms, sha256, shard_id, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO UPDATE SET "
+                    + "size = excluded.size, term_count = excluded.term_count, xorb_refs = excluded.xorb_refs, "
+                    + "terms = excluded.terms, sha256 = coalesce(excluded.sha256, files.sha256), "
+                    + "shard_id = excluded.shard_id, updated_at = excluded.updated_at RETURNING id");
+                 PreparedStatement scope = c.prepareStatement(
+                         "INSERT INTO file_scopes (scope, file_id) VALUES (?, ?) ON CONFLICT DO NOTHING")) {
+                for (FileRecord f : commit.files()) {
+                    long fileId;
+                    if (inserted) {
+                        upsert.setBytes(1, f.fileHash().toBytes());
+                        upsert.setLong(2, f.size());
+                        upsert.setInt(3, f.termCount());
+                        upsert.setBytes(4, Packing.hashes(f.xorbs()));
+                        upsert.setBytes(5, Packing.ints(f.terms()));
+                        upsert.setBytes(6, f.sha256() == null ? null : f.sha256().toBytes());
+                        upsert.setLong(7, shardId);
+                        upsert.setLong(8, t);
+                        try (ResultSet r = upsert.executeQuery()) {
+                            r.next();
+                            fileId = r.getLong(1);
+                        }
+                    } else {
+                        fileId = idOf(c, "files", f.fileHash());
+                    }
+                    scope.setString(1, commit.scope());
+                    scope.setLong(2, fileId);
+                    scope.executeUpdate();
+                }
+            }
+            if (!inserted) {
+                return false;
+            }
+            try (PreparedStatement p = c.prepareStatement("INSERT INTO shard_xorbs (shard_id, xorb_id) "
+                    + "SELECT ?, id FROM xorbs WHERE hash = ? ON CONFLICT DO NOTHING")) {
+                for (MerkleHash x : commit.listedXorbs()) {
+                    p.setLong(1, shardId);
+                    p.setBytes(2, x.toBytes());
+                    p.executeUpdate();
+                }
+            }
+            try (PreparedStatement p = c.prepareStatement("INSERT INTO dedup_chunks (chunk_hash, shard_id, xorb_id) "
+                    + "SELECT ?, ?, id FROM xorbs WHERE hash = ? ON CONFLICT DO NOTHING")) {
+                for (ShardCommit.DedupChunk d : commit.dedupChunks()) {
+                    p.setBytes(1, d.chunkHash().toBytes());
+                    p.setLong(2, shardId);
+                    p.setBytes(3, d.xorbHash().toBytes());
+                    p.executeUpdate();
+                }
+            }
+            return true;
+        });
+    }
+
+    private static long idOf(Connection c, String table, MerkleHash hash) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("SELECT id FROM " + table + " WHERE hash = ?")) {
+            p.setBytes(1, hash.toBytes());
+            try (ResultSet r = p.executeQuery()) {
+                if (!r.next()) throw new SQLException(table + " row " + hash + " vanished inside its transaction");
+                return r.getLong(1);
+            }
+        }
+    }
+
+    @Override
+    public Optional<FileRecord> file(MerkleHash fileHash, String scope) throws IndexException {
+        return read(c -> {
+            try (PreparedStatement p = c.prepareStatement("SELECT f.size, f.xorb_refs, f.terms, f.sha256 FROM files f "
+                    + "JOIN file_scopes s ON s.file_id = f.id AND s.scope = ? WHERE f.hash = ?")) {
+                p.setString(1, scope);
+                p.setBytes(2, fileHash.toBytes());
+                try (ResultSet r = p.executeQuery()) {
+                    if (!r.next()) return Optional.empty();
+                    byte[] terms = r.getBytes(3);
+                    byte[] sha = r.getBytes(4);
+                    return Optional.of(new FileRecord(fileHash, r.getLong(1), Packing.hashes(r.getBytes(2)),
+                            Packing.ints(terms, 0, terms.length / 4), sha == null ? null : MerkleHash.fromBytes(sha)));
+                }
+            }
+        });
+    }
+
+    @Override
+    public List<XorbLayout> dedup(MerkleHash chunkHash, String scope, int maxXorbs) throws IndexException {
+        return read(c -> {
+            String sql = scope == null
+                    ? "SELECT d.shard_id, d.xorb_id FROM dedup_chunks d WHERE d.chunk_hash = ? ORDER BY d.shard_id DESC LIMIT 1"
+                    : "SELECT d.shard_id, d.xorb_id FROM dedup_chunks d JOIN shard_scopes s ON s.shard_id = d.shard_id "
+                    + "AND s.scope = ? WHERE d.chunk_hash = ? ORDER BY d.shard_id DESC LIMIT 1";
+            long shardId;
+            long xorbId;
+            try (PreparedStatement p = c.prepareStatement(sql)) {
+                int i = 1;
+                if (scope != null) p.setString(i++, scope);
+                p.setBytes(i, chunkHash.toBytes());
+                try (ResultSet r = p.executeQuery()) {
+                    if (!r.next()) return List.of();
+                    shardId = r.getLong(1);
+                    xorbId = r.getLong(2);
+                }
+            }
+            Map<Long, XorbLayout> out = new LinkedHashMap<>();
+            try (PreparedStatement p = c.prepareStatement(
+                    "SELECT id, hash, chunk_count, chunk_hashes, layout, stored_bytes FROM xorbs WHERE id = ? UNION ALL "
+                            + "SELECT * FROM (SELECT x.id, x.hash, x.chunk_count, x.chunk_hashes, x.layout, x.stored_bytes "
+                            + "FROM shard_xorbs sx JOIN xorbs x ON x.id = sx.xorb_id WHERE sx.shard_id = ? AND x.id <> ? LIMIT ?)")) {
+                p.setLong(1, xorbId);
+                p.setLong(2, shardId);
+                p.setLong(3, xorbId);
+                p.setInt(4, Math.max(0, maxXorbs - 1));
+                try (ResultSet r = p.executeQuery()) {
+                    while (r.next()) {
+                        MerkleHash h = MerkleHash.fromBytes(r.getBytes(2));
+                        out.putIfAbsent(r.getLong(1), layout(h, r.getInt(3), r.getBytes(4), r.getBytes(5), r.getLong(6)));
+                    }
+                }
+            }
+            return new ArrayList<>(out.values());
+        });
+    }
+
+    @Override
+    public Map<String, Long> rowCounts() throws IndexException {
+        return read(c -> {
+            Map<String, Long> out = new LinkedHashMap<>();
+            for (String t : List.of("xorbs", "shards", "shard_scopes", "shard_xorbs", "files", "file_scopes", "dedup_chunks")) {
+                try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT COUNT(*) FROM " + t)) {
+                    r.next();
+                    out.put(t, r.getLong(1));
+                }
+            }
+            return out;
+        });
+    }
+
+    @Override
+    public List<MerkleHash> xorbHashes() throws IndexException {
+        return read(c -> {
+            List<MerkleHash> out = new ArrayList<>();
+            try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT hash FROM xorbs")) {
+                while (r.next()) out.add(MerkleHash.fromBytes(r.getBytes(1)));
+            }
+            return out;
+        });
+    }
+
+    @Override
+    public void close() {
+        for (Connection c : all) {
+            try {
+                c.close();
+            } catch (SQLException ignored) {
+                // closing at shutdown: nothing left to do with the error
+            }
+        }
+    }
+}
