@@ -1,0 +1,56 @@
+package org.openxet.cli;
+
+import org.openxet.service.Access;
+import org.openxet.service.Secrets;
+import org.openxet.service.Tokens;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+
+/** {@code openxet token}: mint a CAS bearer token for one repository scope, signed with the data dir's key. */
+@Command(name = "token", description = "Print a signed CAS access token for a repository scope.")
+public final class TokenCommand implements Callable<Integer> {
+    @Option(names = "--data", paramLabel = "DIR", description = "Data directory of the server (default ./data).")
+    Path data = Path.of("data");
+
+    @Option(names = "--repo", required = true, paramLabel = "NAME", description = "Repository scope, e.g. user/model.")
+    String repo;
+
+    @ArgGroup(multiplicity = "1")
+    Level level;
+
+    static final class Level {
+        @Option(names = "--read", required = true, description = "Read access.")
+        boolean read;
+
+        @Option(names = "--write", required = true, description = "Write access (implies read).")
+        boolean write;
+    }
+
+    @Option(names = "--ttl", paramLabel = "DURATION", description = "Lifetime, e.g. 1h, 30m, 7d (default 1h).")
+    String ttl = "1h";
+
+    @Override
+    public Integer call() throws Exception {
+        Duration lifetime = parseDuration(ttl);
+        Secrets secrets = Secrets.loadOrCreate(data);
+        System.out.println(new Tokens(secrets.tokenKey()).mint(repo, level.write ? Access.WRITE : Access.READ, lifetime));
+        return 0;
+    }
+
+    static Duration parseDuration(String s) {
+        if (s.length() < 2) throw new IllegalArgumentException("bad duration " + s);
+        long n = Long.parseLong(s.substring(0, s.length() - 1));
+        return switch (s.charAt(s.length() - 1)) {
+            case 's' -> Duration.ofSeconds(n);
+            case 'm' -> Duration.ofMinutes(n);
+            case 'h' -> Duration.ofHours(n);
+            case 'd' -> Duration.ofDays(n);
+            default -> throw new IllegalArgumentException("bad duration " + s + " (use s, m, h or d)");
+        };
+    }
+}

@@ -1,0 +1,87 @@
+package org.openxet.http;
+
+import io.helidon.webserver.http.ServerRequest;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.SocketTimeoutException;
+import java.util.Arrays;
+
+/**
+ * Reads request bodies into memory with a size cap (413 beyond it) and a pace floor: a body arriving slower than
+ * {@code floor} bytes/s on average once {@code window} has passed is cut with 408, which the stock client retries
+ * (§5.10), so an honest slow link recovers and an idle sender cannot pin a thread and its buffer.
+ */
+public final class Bodies {
+    private final long floorBytesPerSecond;
+    private final long windowNanos;
+
+    public Bodies(long floorBytesPerSecond, java.time.Duration window) {
+        this.floorBytesPerSecond = floorBytesPerSecond;
+        this.windowNanos = window.toNanos();
+    }
+
+    /** A body read into an array: {@code data[0, length)}. */
+    public record Body(byte[] data, int length) {
+    }
+
+    public Body read(ServerRequest req, long cap) throws HttpError {
+        long declared = req.headers().contentLength().orElse(-1L);
+        if (declared > cap) {
+            throw new HttpError(413, "payload_too_large", "body of " + declared + " bytes exceeds the limit of " + cap);
+        }
+        InputStream in = req.content().inputStream();
+        byte[] buf = new byte[(int) (declared >= 0 ? declared : Math.min(cap, 1 << 20))];
+        int n = 0;
+        long start = System.nanoTime();
+        try {
+            while (true) {
+                if (n == buf.length) {
+                    if (declared >= 0) {
+                        break;
+                    }
+                    if (n >= cap) {
+                        if (in.read() < 0) break;
+                        throw new HttpError(413, "payload_too_large", "body exceeds the limit of " + cap + " bytes");
+                    }
+                    buf = Arrays.copyOf(buf, (int) Math.min(cap, 2L * buf.length));
+                }
+                int r = in.read(buf, n, buf.length - n);
+                if (r < 0) {
+                    break;
+                }
+                n += r;
+                checkPace(n, System.nanoTime() - start);
+            }
+        } catch (SocketTimeoutException e) {
+            throw slow(n, System.nanoTime() - start);
+        } catch (IOException | UncheckedIOException e) {
+            if (e.getCause() instanceof SocketTimeoutException || e instanceof UncheckedIOException u
+                    && u.getCause() instanceof SocketTimeoutException) {
+                throw slow(n, System.nanoTime() - start);
+            }
+            throw HttpError.badRequest("request body could not be read: " + e.getMessage());
+        }
+        if (declared >= 0 && n < declared) {
+            throw HttpError.badRequest("truncated body: " + n + " of " + declared + " bytes");
+        }
+        return new Body(buf, n);
+    }
+
+    private void checkPace(long bytes, long elapsedNanos) throws HttpError {
+        if (elapsedNanos > windowNanos && bytes * 1_000_000_000L < floorBytesPerSecond * elapsedNanos) {
+            throw slow(bytes, elapsedNanos);
+        }
+    }
+
+    private HttpError slow(long bytes, long elapsedNanos) {
+        return new HttpError(408, "request_timeout", "request body arrived at " + (bytes * 1_000_000_000L / Math.max(1, elapsedNanos))
+                + " B/s, below the floor of " + floorBytesPerSecond + " B/s");
+    }
+
+    /** Reads and discards at most {@code cap} bytes (telemetry). */
+    public void discard(ServerRequest req, long cap) throws HttpError {
+        read(req, cap);
+    }
+}

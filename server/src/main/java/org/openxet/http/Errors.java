@@ -1,0 +1,92 @@
+package org.openxet.http;
+
+import io.helidon.http.HeaderNames;
+import io.helidon.http.Status;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+import org.openxet.protocol.FormatException;
+import org.openxet.protocol.HashMismatchException;
+import org.openxet.protocol.InvalidHashException;
+import org.openxet.service.AuthException;
+
+import java.nio.charset.StandardCharsets;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The one place exceptions become statuses: every 4xx/5xx carries {@code {"error": code, "message": text}} and is
+ * logged (4xx as the client's fault at INFO, 5xx with its stack at WARNING). Never logs a token: messages are ours.
+ */
+public final class Errors {
+    private static final Logger LOG = Logger.getLogger("org.openxet.http.errors");
+
+    private Errors() {
+    }
+
+    record Mapped(int status, String code, String message) {
+    }
+
+    static Mapped map(Throwable t) {
+        return switch (t) {
+            case HttpError e -> new Mapped(e.status(), e.code(), e.getMessage());
+            case AuthException e -> e.forbidden()
+                    ? new Mapped(403, "forbidden", e.getMessage())
+                    : new Mapped(401, "unauthorized", e.getMessage());
+            case InvalidHashException e -> new Mapped(400, "invalid_hash", e.getMessage());
+            case HashMismatchException e -> new Mapped(400, "hash_mismatch", e.getMessage());
+            case FormatException e -> new Mapped(400, "invalid_format", e.getMessage());
+            default -> new Mapped(500, "internal", "internal error: " + t.getClass().getSimpleName());
+        };
+    }
+
+    /** Answers {@code t} on {@code res} if nothing was sent yet; logs it either way. */
+    public static void send(ServerRequest req, ServerResponse res, Throwable t) {
+        Mapped m = map(t);
+        String where = req.prologue().method().text() + " " + req.path().path();
+        if (m.status() >= 500) {
+            LOG.log(Level.WARNING, where + " failed: " + t, t);
+        } else {
+            LOG.info(where + " -> " + m.status() + " " + m.code() + ": " + m.message());
+        }
+        if (res.isSent()) {
+            return;
+        }
+        if (m.status() == 408 || m.status() == 413) {
+            // The rest of the body will not be read: do not keep the connection.
+            res.header(HeaderNames.CONNECTION, "close");
+        }
+        sendJson(res, m.status(), json(m.code(), m.message()));
+    }
+
+    static String json(String code, String message) {
+        return "{\"error\":" + quote(code) + ",\"message\":" + quote(message == null ? "" : message) + "}";
+    }
+
+    static void sendJson(ServerResponse res, int status, String body) {
+        res.status(Status.create(status));
+        res.header(HeaderNames.CONTENT_TYPE, "application/json");
+        res.send(body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static String quote(String s) {
+        StringBuilder b = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                case '\n' -> b.append("\\n");
+                case '\r' -> b.append("\\r");
+                case '\t' -> b.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        b.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        b.append(c);
+                    }
+                }
+            }
+        }
+        return b.append('"').toString();
+    }
+}

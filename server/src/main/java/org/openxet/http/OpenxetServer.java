@@ -1,0 +1,62 @@
+package org.openxet.http;
+
+import io.helidon.webserver.WebServer;
+import io.helidon.webserver.accesslog.AccessLogEntry;
+import io.helidon.webserver.accesslog.AccessLogFeature;
+import io.helidon.webserver.accesslog.SizeLogEntry;
+import io.helidon.webserver.http.HttpRouting;
+import org.openxet.service.Services;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The HTTP server: Helidon SE WebServer on virtual threads, one blocking handler per request. {@link #routing} is the
+ * single routing function: {@code openxet serve} and every test call it, so no route exists only in one of them.
+ */
+public final class OpenxetServer {
+    private OpenxetServer() {
+    }
+
+    /** Registers every route on {@code builder}; returns the table (for the route-walking test). */
+    public static RouteTable routing(HttpRouting.Builder builder, Services services) {
+        RouteTable routes = new RouteTable(builder, services.tokens());
+        Bodies bodies = new Bodies(services.config().uploadFloor(), services.config().uploadWindow());
+        new MiscRoutes(services, bodies).register(routes);
+        new XorbRoutes(services, bodies).register(routes);
+        new ShardRoutes(services, bodies).register(routes);
+        routes.fallback();
+        return routes;
+    }
+
+    /** Starts a server for {@code services} on the configured host and port. */
+    public static WebServer start(Services services) {
+        var config = services.config();
+        WebServer server = WebServer.builder()
+                .host(config.host())
+                .port(config.port())
+                // A stalled body read gives up after the pace window (408); idle keep-alive connections are closed
+                // after the clients' own pool idle time (60 s) has surely passed.
+                .connectionOptions(o -> o.readTimeout(config.uploadWindow().plusSeconds(5)))
+                .idleConnectionTimeout(Duration.ofSeconds(90))
+                .shutdownGracePeriod(Duration.ofSeconds(30))
+                .shutdownHook(false)
+                .addFeature(accessLog())
+                .routing(r -> routing(r, services))
+                .build();
+        return server.start();
+    }
+
+    /** Method, path (never the query: signed URLs carry credentials), status, bytes, milliseconds. */
+    static AccessLogFeature accessLog() {
+        return AccessLogFeature.builder()
+                .clearEntries()
+                .entries(List.<AccessLogEntry>of(
+                        ctx -> ctx.serverRequest().prologue().method().text(),
+                        ctx -> ctx.serverRequest().path().rawPath(),
+                        ctx -> Integer.toString(ctx.serverResponse().status().code()),
+                        SizeLogEntry.create(),
+                        ctx -> ((ctx.responseNanoTime() - ctx.requestNanoTime()) / 1000) / 1000.0 + "ms"))
+                .build();
+    }
+}

@@ -1,0 +1,131 @@
+package org.openxet.http;
+
+import io.helidon.http.HeaderNames;
+import io.helidon.http.Method;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+import org.openxet.protocol.FormatException;
+import org.openxet.service.Grant;
+import org.openxet.service.Services;
+import org.openxet.service.ShardRegistration;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/** {@code POST /v1/shards} (JSON result) and {@code POST /v2/shards} (NDJSON progress stream), §5.3. */
+final class ShardRoutes {
+    private static final Logger LOG = Logger.getLogger(ShardRoutes.class.getName());
+    /** §5.3: the v2 reader times out after 300 s without a frame; production re-emits about every 20 s. */
+    static final long HEARTBEAT_SECONDS = 20;
+
+    private final Services services;
+    private final Bodies bodies;
+    private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "shard-v2-heartbeat");
+        t.setDaemon(true);
+        return t;
+    });
+
+    ShardRoutes(Services services, Bodies bodies) {
+        this.services = services;
+        this.bodies = bodies;
+    }
+
+    void register(RouteTable routes) {
+        routes.add(Method.POST, "/v1/shards", RouteTable.Guard.WRITE, this::uploadV1);
+        routes.add(Method.POST, "/v2/shards", RouteTable.Guard.WRITE, this::uploadV2);
+    }
+
+    private void uploadV1(ServerRequest req, ServerResponse res, Grant grant) throws Exception {
+        boolean inserted = services.shards().withPermit(() -> {
+            Bodies.Body body = bodies.read(req, ShardRegistration.MAX_SHARD_BYTES);
+            return services.shards().register(body.data(), body.length(), grant.scope(), ShardRegistration.SILENT);
+        });
+        Errors.sendJson(res, 200, "{\"result\":" + (inserted ? 1 : 0) + "}");
+    }
+
+    /**
+     * v2: the body is read and parsed before the 200 goes out, so a garbage shard still gets a plain 400; validation
+     * failures after that arrive as an {@code error} frame (retryable false), server faults as retryable ones.
+     */
+    private void uploadV2(ServerRequest req, ServerResponse res, Grant grant) throws Exception {
+        services.shards().withPermit(() -> {
+            Bodies.Body body = bodies.read(req, ShardRegistration.MAX_SHARD_BYTES);
+            org.openxet.protocol.shard.ShardParser.parse(body.data(), 0, body.length());
+            res.status(200);
+            res.header(HeaderNames.CONTENT_TYPE, "application/x-ndjson");
+            try (OutputStream out = res.outputStream()) {
+                Frames frames = new Frames(out);
+                ScheduledFuture<?> beat = heartbeats.scheduleAtFixedRate(frames::repeatLast, HEARTBEAT_SECONDS,
+                        HEARTBEAT_SECONDS, TimeUnit.SECONDS);
+                try {
+                    services.shards().register(body.data(), body.length(), grant.scope(), frames);
+                    frames.send("{\"type\":\"result\"}");
+                } catch (FormatException e) {
+                    LOG.info("POST /v2/shards -> error frame: " + e.getMessage());
+                    frames.send("{\"type\":\"error\",\"message\":" + Errors.quote(e.getMessage()) + ",\"retryable\":false}");
+                } catch (Exception e) {
+                    LOG.log(Level.WARNING, "POST /v2/shards failed", e);
+                    frames.send("{\"type\":\"error\",\"message\":\"internal error\",\"retryable\":true}");
+                } finally {
+                    beat.cancel(false);
+                }
+            }
+            return null;
+        });
+    }
+
+    /** Writes NDJSON frames; the heartbeat thread re-sends the last one so the client's read timeout never fires. */
+    private static final class Frames implements ShardRegistration.Listener {
+        private final OutputStream out;
+        private String last;
+        private long lastProgressNanos;
+
+        Frames(OutputStream out) {
+            this.out = out;
+        }
+
+        synchronized void send(String frame) {
+            last = frame;
+            try {
+                out.write((frame + "\n").getBytes(StandardCharsets.UTF_8));
+                out.flush();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+
+        synchronized void repeatLast() {
+            if (last != null && !last.contains("\"result\"") && !last.contains("\"error\"")) {
+                try {
+                    send(last);
+                } catch (RuntimeException e) {
+                    // the client went away; the registration itself carries on and its result is durable
+                }
+            }
+        }
+
+        @Override
+        public void verified(long done, long total) {
+            // One frame per second at most: a shard can list 100,000 files.
+            long now = System.nanoTime();
+            if (done != 0 && done != total && now - lastProgressNanos < 1_000_000_000L) {
+                return;
+            }
+            lastProgressNanos = now;
+            send("{\"type\":\"validating\",\"verified\":" + done + ",\"total\":" + total + "}");
+        }
+
+        @Override
+        public void committing(String stage) {
+            send("{\"type\":\"committing\",\"stage\":\"" + stage + "\"}");
+        }
+    }
+}

@@ -1,0 +1,94 @@
+package org.openxet.service;
+
+import org.openxet.storage.Bucket;
+import org.openxet.storage.Index;
+import org.openxet.storage.IndexException;
+import org.openxet.storage.LocalBucket;
+import org.openxet.storage.SqliteIndex;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+
+/**
+ * Everything a running server needs, wired once from its configuration: storage (index + bucket), keys, and the
+ * services the HTTP routes call. Tests build one on a temp directory; {@code openxet serve} builds one on the data dir.
+ */
+public final class Services implements AutoCloseable {
+    private final ServerConfig config;
+    private final Secrets secrets;
+    private final Index index;
+    private final Bucket bucket;
+    private final Tokens tokens;
+    private final XorbIngest ingest;
+    private final ShardRegistration shards;
+    private final Clock clock;
+
+    private Services(ServerConfig config, Secrets secrets, Index index, Bucket bucket, Clock clock) {
+        this.config = config;
+        this.secrets = secrets;
+        this.index = index;
+        this.bucket = bucket;
+        this.clock = clock;
+        this.tokens = new Tokens(secrets.tokenKey(), clock);
+        this.ingest = new XorbIngest(bucket, index);
+        this.shards = new ShardRegistration(bucket, index, config.commitPermits(), clock);
+    }
+
+    /** The embedded defaults: SQLite at {@code <data>/index.sqlite}, a local bucket at {@code <data>/bucket}. */
+    public static Services open(ServerConfig config) throws IOException, IndexException {
+        Path data = config.dataDir();
+        Secrets secrets = Secrets.loadOrCreate(data);
+        Index index = new SqliteIndex(data.resolve("index.sqlite"), config.readConnections());
+        Bucket bucket;
+        try {
+            bucket = new LocalBucket(data.resolve("bucket"));
+        } catch (IOException e) {
+            index.close();
+            throw e;
+        }
+        return new Services(config, secrets, index, bucket, Clock.systemUTC());
+    }
+
+    public ServerConfig config() {
+        return config;
+    }
+
+    public Secrets secrets() {
+        return secrets;
+    }
+
+    public Index index() {
+        return index;
+    }
+
+    public Bucket bucket() {
+        return bucket;
+    }
+
+    public Tokens tokens() {
+        return tokens;
+    }
+
+    public XorbIngest ingest() {
+        return ingest;
+    }
+
+    public ShardRegistration shards() {
+        return shards;
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    @Override
+    public void close() {
+        index.close();
+        try {
+            bucket.close();
+        } catch (IOException ignored) {
+            // nothing buffered: local files are closed after every operation
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package org.openxet.service;
+
+import org.openxet.protocol.FormatException;
+import org.openxet.protocol.MerkleHash;
+import org.openxet.protocol.XetHashes;
+import org.openxet.protocol.shard.Shard;
+import org.openxet.protocol.shard.ShardParser;
+import org.openxet.protocol.shard.ShardWriter;
+import org.openxet.storage.Bucket;
+import org.openxet.storage.Index;
+import org.openxet.storage.IndexException;
+import org.openxet.storage.ShardCommit;
+import org.openxet.storage.XorbLayout;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.util.Map;
+import java.util.concurrent.Semaphore;
+
+/**
+ * {@code POST /v1/shards} and {@code /v2/shards} without the HTTP (§5.3, §6): parse with bounded allocation,
+ * validate against the stored xorbs, store the shard in its stored form (§4.7) and register everything in one index
+ * transaction. All of it runs under a commit permit, so a burst of uploads holds a bounded number of shard bodies in
+ * memory at once.
+ */
+public final class ShardRegistration {
+    /** Largest shard body accepted: the client targets 64 MiB (§4.6); leave room for its footer and slack. */
+    public static final long MAX_SHARD_BYTES = (64L << 20) + (1 << 20);
+
+    private final Bucket bucket;
+    private final Index index;
+    private final Semaphore permits;
+    private final Clock clock;
+
+    public ShardRegistration(Bucket bucket, Index index, int permits, Clock clock) {
+        this.bucket = bucket;
+        this.index = index;
+        this.permits = new Semaphore(permits, true);
+        this.clock = clock;
+    }
+
+    /** Progress of one registration, for the v2 NDJSON stream (§5.3). */
+    public interface Listener extends ShardValidation.Progress {
+        void committing(String stage);
+    }
+
+    public static final Listener SILENT = new Listener() {
+        @Override
+        public void verified(long done, long total) {
+        }
+
+        @Override
+        public void committing(String stage) {
+        }
+    };
+
+    /** Work done while holding a commit permit. */
+    public interface Permitted<T, E extends Exception> {
+        T run() throws E, IOException, IndexException, FormatException;
+    }
+
+    /** Runs {@code work} (typically: read the body, then {@link #register}) under one of the commit permits. */
+    public <T, E extends Exception> T withPermit(Permitted<T, E> work) throws E, IOException, IndexException,
+            FormatException, InterruptedException {
+        permits.acquire();
+        try {
+            return work.run();
+        } finally {
+            permits.release();
+        }
+    }
+
+    public static String key(MerkleHash shardHash) {
+        return "shards/" + shardHash.hex();
+    }
+
+    /**
+     * Registers a shard body for {@code scope}. Returns true when it was new ({@code result: 1}), false when this
+     * exact shard was registered before ({@code result: 0}; only the scope's visibility is added then).
+     */
+    public boolean register(byte[] body, int length, String scope, Listener listener)
+            throws FormatException, IOException, IndexException {
+        MerkleHash shardHash = XetHashes.chunkHash(body, 0, length);
+        Shard shard = ShardParser.parse(body, 0, length);
+        listener.verified(0, shard.files().size());
+        Map<MerkleHash, XorbLayout> layouts = index.xorbs(ShardValidation.referencedXorbs(shard));
+        boolean known = index.hasShard(shardHash);
+        byte[] stored = known ? null : ShardWriter.writeStored(shard, clock.millis() / 1000, -1L);
+        ShardCommit commit = ShardValidation.validate(shard, layouts, shardHash, scope,
+                known ? 0 : stored.length, listener);
+        listener.committing("uploading");
+        if (!known) {
+            bucket.put(key(shardHash), stored);
+        }
+        listener.committing("syncing");
+        return index.registerShard(commit);
+    }
+
+    public int availablePermits() {
+        return permits.availablePermits();
+    }
+}
