@@ -1,5 +1,6 @@
 package org.openxet.http;
 
+import io.helidon.common.buffers.DataReader;
 import io.helidon.webserver.http.ServerRequest;
 
 import java.io.IOException;
@@ -56,6 +57,9 @@ public final class Bodies {
             }
         } catch (SocketTimeoutException e) {
             throw slow(n, System.nanoTime() - start);
+        } catch (DataReader.InsufficientDataAvailableException e) {
+            // Helidon: the connection ended before Content-Length bytes arrived.
+            throw HttpError.badRequest("truncated body: the connection closed after " + n + " bytes");
         } catch (IOException | UncheckedIOException e) {
             if (e.getCause() instanceof SocketTimeoutException || e instanceof UncheckedIOException u
                     && u.getCause() instanceof SocketTimeoutException) {
