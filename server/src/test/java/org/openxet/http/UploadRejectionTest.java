@@ -106,7 +106,7 @@ class UploadRejectionTest {
     void corruptLz4FrameIs400() throws Exception {
         JsonNode x = Vectors.capture("single-words-512k").get("xorbs").get(0);
         byte[] body = Vectors.bytes(x.get("file").asText());
-        body[8 + 20] ^= 0x55; // inside the first chunk's LZ4 frame
+        body[8 + 4] ^= (byte) 0x80; // the first chunk's LZ4 frame descriptor (FLG version bits)
         assertRejected(server.post("/v1/xorbs/default/" + x.get("xorb_hash").asText(), write, body), 400, "invalid_format");
     }
 
