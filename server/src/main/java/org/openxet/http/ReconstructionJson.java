@@ -8,7 +8,7 @@ import org.openxet.storage.FileRecord;
  * Writes reconstruction answers (§5.4 v1, §5.5 v2) straight into a {@link JsonBytes} stream. Field names are the
  * clients' serde names; every fetch entry gets its own URL (the JS client fails when two entries of a xorb share one).
  */
-final class ReconstructionJson {
+public final class ReconstructionJson {
     /** §5.5: keep each v2 URL under about 8 KiB; the ranges text is most of it. */
     static final int MAX_RANGES_TEXT = 7 * 1024;
 
@@ -55,7 +55,7 @@ final class ReconstructionJson {
     }
 
     /** The v2 answer: terms, then per xorb entries of at most ~7 KiB of ranges, each entry with its own URL. */
-    static void writeV2(JsonBytes out, Plan p, UrlSigner signer) {
+    public static void writeV2(JsonBytes out, Plan p, UrlSigner signer) {
         byte[][] hex = xorbHex(p.file());
         out.raw(OFFSET).num(p.offsetIntoFirstRange()).raw(TERMS);
         writeTerms(out, p, hex);
@@ -97,7 +97,7 @@ final class ReconstructionJson {
     }
 
     /** The v1 answer: one fetch_info entry (and URL) per merged range. */
-    static void writeV1(JsonBytes out, Plan p, UrlSigner signer) {
+    public static void writeV1(JsonBytes out, Plan p, UrlSigner signer) {
         byte[][] hex = xorbHex(p.file());
         out.raw(OFFSET).num(p.offsetIntoFirstRange()).raw(TERMS);
         writeTerms(out, p, hex);

@@ -6,7 +6,7 @@ import org.openxet.service.SignedUrls;
  * Writes signed fetch URLs for one answer: the base, scope and expiry fragments are encoded once per answer and the
  * MAC message is assembled in one reused buffer, so a URL costs one keyed BLAKE3 downcall and a few array copies.
  */
-final class UrlSigner {
+public final class UrlSigner {
     private static final byte[] R = JsonBytes.ascii("?r=");
     private static final byte[] S = JsonBytes.ascii("&s=");
     private static final byte[] E = JsonBytes.ascii("&e=");
@@ -20,7 +20,7 @@ final class UrlSigner {
     private final byte[] scratch = new byte[32];
     private final byte[] tag = new byte[32];
 
-    UrlSigner(SignedUrls urls, String base, String scope, long expiry) {
+    public UrlSigner(SignedUrls urls, String base, String scope, long expiry) {
         this.urls = urls;
         this.prefix = JsonBytes.ascii(base + SignedUrls.PATH);
         this.scope = JsonBytes.ascii(SignedUrls.encodeScope(scope));
