@@ -10,7 +10,7 @@ import org.openxet.storage.FileRecord;
  */
 public final class ReconstructionJson {
     /** §5.5: keep each v2 URL under about 8 KiB; the ranges text is most of it. */
-    static final int MAX_RANGES_TEXT = 7 * 1024;
+    public static final int MAX_RANGES_TEXT = 7 * 1024;
 
     private static final byte[] OFFSET = JsonBytes.ascii("{\"offset_into_first_range\":");
     private static final byte[] TERMS = JsonBytes.ascii(",\"terms\":[");

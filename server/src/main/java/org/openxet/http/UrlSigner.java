@@ -28,7 +28,7 @@ public final class UrlSigner {
     }
 
     /** Appends the URL granting {@code ranges[0, rangesLength)} (the "s-e,s-e" text) of the xorb {@code hex}. */
-    void write(JsonBytes out, byte[] hex, byte[] ranges, int rangesLength) {
+    public void write(JsonBytes out, byte[] hex, byte[] ranges, int rangesLength) {
         int len = hex.length + 1 + rangesLength + 1 + scope.length + 1 + expiry.length;
         if (msg.length < len) {
             msg = new byte[2 * len];
