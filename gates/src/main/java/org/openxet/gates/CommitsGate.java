@@ -1,0 +1,159 @@
+package org.openxet.gates;
+
+import org.openxet.gates.ShardFixtures.RealXorb;
+import org.openxet.service.ServerConfig;
+import org.openxet.service.ShardRegistration;
+import org.openxet.service.Services;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+
+/**
+ * Shard commit throughput (the seed's M1-R24 bench): 400 shards of 4 one-term files, committed concurrently through
+ * the real registration path ({@link ShardRegistration#withPermit} around {@link ShardRegistration#register}: parse,
+ * validate against the stored chunk tables, store the shard in the bucket, register it in one durable SQLite
+ * transaction) into a LocalBucket and SQLite on disk, with the commit semaphore at 1, 2, 4, 8, 16 and 32 permits.
+ *
+ * <p>The 1,600 xorbs the shards reference are uploaded once through {@code XorbIngest} (real xorb bodies, validated
+ * and stored) into a template data dir; every permit size then runs on a fresh copy of it, so each starts from the
+ * same index and bucket and registers every shard as new. A warm-up round on its own copy comes first; then
+ * {@code --rounds} (3) passes over all sizes, and each size reports the median of its rounds.
+ */
+final class CommitsGate {
+    static final int[] PERMITS = {1, 2, 4, 8, 16, 32};
+    static final double MIN_SHARDS_PER_S = 300;
+
+    private CommitsGate() {
+    }
+
+    static int run(Args args) throws Exception {
+        int shards = args.integer("shards", 400);
+        int rounds = args.integer("rounds", 3);
+        Path tmp = Files.createTempDirectory("openxet-gate-commits");
+        Path template = tmp.resolve("template");
+        System.out.println("commits gate: " + shards + " shards of " + ShardFixtures.FILES_PER_SHARD
+                + " one-term files, concurrently through ShardRegistration, at permits " + java.util.Arrays.toString(PERMITS));
+        Map<String, Object> perPermits = new LinkedHashMap<>();
+        double best = 0;
+        try {
+            long t0 = System.nanoTime();
+            SplittableRandom r = new SplittableRandom(7);
+            List<List<RealXorb>> perShard = new ArrayList<>();
+            List<byte[]> bodies = new ArrayList<>();
+            for (int s = 0; s < shards; s++) {
+                List<RealXorb> xs = new ArrayList<>();
+                for (int f = 0; f < ShardFixtures.FILES_PER_SHARD; f++) xs.add(ShardFixtures.xorb(r, ShardFixtures.CHUNKS));
+                perShard.add(xs);
+                bodies.add(ShardFixtures.gateShard(xs));
+            }
+            long xorbBytes = perShard.stream().flatMap(List::stream).mapToLong(x -> x.body().length).sum();
+            System.out.printf("built %,d xorbs (%,d bytes) and %,d shard bodies (%,d bytes each on average) in %.1f s%n",
+                    shards * ShardFixtures.FILES_PER_SHARD, xorbBytes, bodies.size(),
+                    bodies.stream().mapToLong(b -> b.length).sum() / bodies.size(), (System.nanoTime() - t0) / 1e9);
+            t0 = System.nanoTime();
+            try (Services services = Services.open(config(template, 32))) {
+                uploadXorbs(services, perShard);
+            }
+            System.out.printf("uploaded them through XorbIngest into the template data dir in %.1f s%n",
+                    (System.nanoTime() - t0) / 1e9);
+
+            commit(tmp, template, "warm-up", 8, bodies.subList(0, Math.min(100, bodies.size())));
+            // Rounds go through every size in turn, so a noisy minute spreads over all sizes instead of hitting one.
+            double[][] rates = new double[PERMITS.length][rounds];
+            for (int round = 0; round < rounds; round++) {
+                for (int i = 0; i < PERMITS.length; i++) {
+                    rates[i][round] = commit(tmp, template, "round-" + (round + 1), PERMITS[i], bodies);
+                }
+            }
+            System.out.println("median of " + rounds + " rounds per size (min, max):");
+            for (int i = 0; i < PERMITS.length; i++) {
+                double median = Stats.median(rates[i]);
+                System.out.printf("  %2d permits: %6.1f shards/s  (%.1f, %.1f)%n", PERMITS[i], median,
+                        Stats.min(rates[i]), Stats.max(rates[i]));
+                perPermits.put(Integer.toString(PERMITS[i]), Stats.r3(median));
+                best = Math.max(best, median);
+            }
+        } finally {
+            if (!args.flag("keep")) Files2.deleteTree(tmp);
+        }
+        boolean pass = best >= MIN_SHARDS_PER_S;
+        System.out.printf("%s: best median %.1f shards/s (threshold %.0f)%n", pass ? "PASS" : "MISS", best,
+                MIN_SHARDS_PER_S);
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("permits", perPermits);
+        json.put("best_shards_per_s", Stats.r3(best));
+        json.put("shards", shards);
+        json.put("rounds", rounds);
+        json.put("cpu", Machine.cpu());
+        json.put("cores", Machine.cores());
+        json.put("load_average", Machine.loadAverage());
+        json.put("pass", pass);
+        System.out.println(Json.of(json));
+        return pass ? 0 : 1;
+    }
+
+    private static ServerConfig config(Path data, int permits) {
+        return ServerConfig.defaults(data).withHost("127.0.0.1").withPort(0).withCommitPermits(permits);
+    }
+
+    /** Every xorb through XorbIngest, a few at a time, as a client's concurrent uploads arrive. */
+    private static void uploadXorbs(Services services, List<List<RealXorb>> perShard) throws Exception {
+        Semaphore inFlight = new Semaphore(8);
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<?>> done = new ArrayList<>();
+            for (List<RealXorb> xs : perShard) {
+                for (RealXorb x : xs) {
+                    done.add(pool.submit(() -> {
+                        inFlight.acquire();
+                        try {
+                            if (!services.ingest().ingest(x.hash(), x.body(), x.body().length).inserted()) {
+                                throw new IllegalStateException("xorb " + x.hash() + " was already stored");
+                            }
+                        } finally {
+                            inFlight.release();
+                        }
+                        return null;
+                    }));
+                }
+            }
+            for (Future<?> f : done) f.get();
+        }
+    }
+
+    /** Commits all {@code bodies} at once on a fresh copy of the template; returns shards per second. */
+    private static double commit(Path tmp, Path template, String name, int permits, List<byte[]> bodies) throws Exception {
+        Path data = tmp.resolve(name);
+        Files2.copyTree(template, data);
+        double rate;
+        try (Services services = Services.open(config(data, permits))) {
+            ShardRegistration reg = services.shards();
+            long t0 = System.nanoTime();
+            try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+                List<Future<Boolean>> done = new ArrayList<>();
+                for (byte[] body : bodies) {
+                    done.add(pool.submit(() -> reg.withPermit(() ->
+                            reg.register(body, body.length, ShardFixtures.SCOPE, ShardRegistration.SILENT))));
+                }
+                for (Future<Boolean> f : done) {
+                    if (!f.get()) throw new IllegalStateException("a shard was registered before: fixture bug");
+                }
+            }
+            double s = (System.nanoTime() - t0) / 1e9;
+            rate = bodies.size() / s;
+            System.out.printf("  %-8s %2d permits: %,d shards in %.2f s = %6.1f shards/s%n", name, permits,
+                    bodies.size(), s, rate);
+        } finally {
+            Files2.deleteTree(data);
+        }
+        return rate;
+    }
+}

@@ -1,0 +1,210 @@
+package org.openxet.gates;
+
+import io.helidon.webserver.WebServer;
+import org.openxet.gates.ReconstructionFixtures.Shape;
+import org.openxet.gates.ReconstructionFixtures.Xorbs;
+import org.openxet.http.OpenxetServer;
+import org.openxet.protocol.MerkleHash;
+import org.openxet.service.Access;
+import org.openxet.service.ServerConfig;
+import org.openxet.service.Services;
+import org.openxet.storage.FileRecord;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * The seed's reconstruction latency gate: two files of 100,000 terms over 1,000 xorbs of 1,024 chunks (unmerged:
+ * 100,000 fetch descriptors; merged: 1,000), a SQLite index on disk with per-scope visibility, the real server in
+ * process on a loopback port, and 200 full-file plus 200 random-range {@code GET /v2/reconstructions/{id}} per shape,
+ * one at a time, each timed to the body's last byte. Threshold: every p99 under 50 ms.
+ */
+final class LatencyGate {
+    static final int XORBS = 1000;
+    static final int TERMS = 100_000;
+    static final double P99_LIMIT_MS = 50.0;
+
+    private LatencyGate() {
+    }
+
+    record ShapeResult(double[] full, double[] range, double[] fullFirstByte, long bodyBytes, JvmCounters fullCounters,
+                       JvmCounters rangeCounters) {
+    }
+
+    static int run(Args args) throws Exception {
+        int samples = args.integer("samples", 200);
+        int warmup = args.integer("warmup", 30);
+        int stageReps = args.integer("stage-reps", 101);
+        String clientKind = args.string("client", "raw");
+        Path tmp = Files.createTempDirectory("openxet-gate-latency");
+        Path data = tmp.resolve("data");
+        ServerLogs.toFile(tmp.resolve("server.log"));
+        System.out.println("latency gate: " + TERMS + "-term files over " + XORBS + " xorbs of "
+                + ReconstructionFixtures.CHUNKS_PER_XORB + " chunks; " + samples + " full + " + samples
+                + " range GETs per shape, " + warmup + " warm-up each; client " + clientKind);
+        System.out.println("data dir " + data + " (SQLite on disk), server log " + tmp.resolve("server.log"));
+
+        ServerConfig cfg = ServerConfig.defaults(data).withHost("127.0.0.1").withPort(0);
+        Map<Shape, MerkleHash> ids = new EnumMap<>(Shape.class);
+        Map<String, Object> json = new LinkedHashMap<>();
+        Map<Shape, ShapeResult> results = new EnumMap<>(Shape.class);
+        Map<String, Object> stages;
+        try (Services services = Services.open(cfg)) {
+            long t0 = System.nanoTime();
+            Xorbs xorbs = ReconstructionFixtures.xorbs(XORBS, 1);
+            SplittableRandom r = new SplittableRandom(2);
+            for (Shape s : Shape.values()) ids.put(s, ReconstructionFixtures.randomHash(r));
+            List<FileRecord> files = List.of(
+                    ReconstructionFixtures.file(Shape.UNMERGED, TERMS, xorbs, 0, ids.get(Shape.UNMERGED)),
+                    ReconstructionFixtures.file(Shape.MERGED, TERMS, xorbs, 0, ids.get(Shape.MERGED)));
+            ReconstructionFixtures.registerXorbs(services.index(), xorbs);
+            ReconstructionFixtures.registerFiles(services.index(), ReconstructionFixtures.SCOPE, files, xorbs,
+                    ReconstructionFixtures.randomHash(r));
+            System.out.printf("fixtures registered through the Index API in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+
+            WebServer server = OpenxetServer.start(services);
+            try {
+                int port = server.port();
+                String token = services.tokens().mint(ReconstructionFixtures.SCOPE, Access.READ, Duration.ofHours(2));
+                try (GetClient client = GetClient.open(clientKind, "127.0.0.1", port, token)) {
+                    for (Shape s : Shape.values()) {
+                        checkShape(client, s, ids.get(s));
+                    }
+                    SplittableRandom ranges = new SplittableRandom(3);
+                    for (Shape s : Shape.values()) {
+                        long size = files.get(s.ordinal()).size();
+                        for (int i = 0; i < warmup; i++) {
+                            String range = i % 2 == 0 ? null : randomRange(ranges, size);
+                            expectOk(client.get(path(ids.get(s)), range, null));
+                        }
+                    }
+                    for (Shape s : Shape.values()) {
+                        results.put(s, measure(client, s, ids.get(s), files.get(s.ordinal()).size(), samples, ranges));
+                    }
+                }
+                double handOverBase = Stats.median(results.get(Shape.UNMERGED).full());
+                stages = Stages.breakdown(services, "http://127.0.0.1:" + port, ids.get(Shape.UNMERGED),
+                        ReconstructionFixtures.SCOPE, stageReps, handOverBase, "unmerged full answer");
+                Stages.breakdown(services, "http://127.0.0.1:" + port, ids.get(Shape.MERGED),
+                        ReconstructionFixtures.SCOPE, stageReps, Stats.median(results.get(Shape.MERGED).full()),
+                        "merged full answer");
+                System.out.println("the same body size handed over by a bare Helidon route (no index, no planning, no JSON):");
+                stages.put("transport_baseline", TransportBaseline.measure(results.get(Shape.UNMERGED).bodyBytes(),
+                        Math.max(20, samples / 4), "unmerged"));
+            } finally {
+                server.stop();
+            }
+        } finally {
+            if (!args.flag("keep")) Files2.deleteTree(tmp);
+        }
+
+        boolean pass = true;
+        Map<String, Object> cpu = new LinkedHashMap<>();
+        for (Shape s : Shape.values()) {
+            ShapeResult res = results.get(s);
+            double fp99 = Stats.percentile(res.full(), 99);
+            double rp99 = Stats.percentile(res.range(), 99);
+            json.put(s.label() + "_full_p50_ms", Stats.r3(Stats.percentile(res.full(), 50)));
+            json.put(s.label() + "_full_p99_ms", Stats.r3(fp99));
+            json.put(s.label() + "_range_p50_ms", Stats.r3(Stats.percentile(res.range(), 50)));
+            json.put(s.label() + "_range_p99_ms", Stats.r3(rp99));
+            pass &= fp99 < P99_LIMIT_MS && rp99 < P99_LIMIT_MS;
+            cpu.put(s.label() + "_full", Stats.r3(res.fullCounters().cpuMillisPer(res.full().length)));
+            cpu.put(s.label() + "_range", Stats.r3(res.rangeCounters().cpuMillisPer(res.range().length)));
+        }
+        json.put("unmerged_body_bytes", results.get(Shape.UNMERGED).bodyBytes());
+        json.put("merged_body_bytes", results.get(Shape.MERGED).bodyBytes());
+        json.put("cpu", Machine.cpu());
+        json.put("cores", Machine.cores());
+        json.put("load_average", Machine.loadAverage());
+        json.put("stages_unmerged_full_ms", stages);
+        json.put("cpu_ms_per_request", cpu);
+        json.put("client", clientKind);
+        json.put("pass", pass);
+        System.out.println(pass ? "PASS: every p99 < 50 ms" : "MISS: a p99 is at or above 50 ms");
+        System.out.println(Json.of(json));
+        return pass ? 0 : 1;
+    }
+
+    static String path(MerkleHash id) {
+        return "/v2/reconstructions/" + id.hex();
+    }
+
+    /** {@code bytes=a-b} with a and b uniform in the file, sorted: on average a third of the file. */
+    static String randomRange(SplittableRandom r, long size) {
+        long a = r.nextLong(size);
+        long b = r.nextLong(size);
+        return "bytes=" + Math.min(a, b) + "-" + Math.max(a, b);
+    }
+
+    static void expectOk(RawHttp.Response r) {
+        if (r.status() != 200) throw new IllegalStateException("reconstruction answered " + r.status());
+    }
+
+    /** One answer of each shape, read whole: it must have the fixture's terms, descriptors and URL count. */
+    private static void checkShape(GetClient client, Shape s, MerkleHash id) throws Exception {
+        ByteArrayOutputStream body = new ByteArrayOutputStream(64 << 20);
+        RawHttp.Response r = client.get(path(id), null, body);
+        expectOk(r);
+        String text = body.toString(StandardCharsets.US_ASCII);
+        int terms = count(text, "{\"hash\":");
+        int descriptors = count(text, "{\"chunks\":");
+        int urls = count(text, "{\"url\":");
+        int expected = s == Shape.UNMERGED ? TERMS : XORBS;
+        System.out.printf("%s: full answer %,d bytes, %,d terms, %,d fetch descriptors under %,d signed URLs%n",
+                s.label(), r.bodyBytes(), terms, descriptors, urls);
+        if (terms != TERMS || descriptors != expected) {
+            throw new IllegalStateException(s.label() + " answer has " + terms + " terms and " + descriptors
+                    + " descriptors, expected " + TERMS + " and " + expected);
+        }
+    }
+
+    private static int count(String text, String needle) {
+        int n = 0;
+        for (int i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + needle.length())) n++;
+        return n;
+    }
+
+    private static ShapeResult measure(GetClient client, Shape s, MerkleHash id, long size, int samples,
+                                       SplittableRandom ranges) throws Exception {
+        double[] full = new double[samples];
+        double[] firstByte = new double[samples];
+        long bytes = 0;
+        JvmCounters before = JvmCounters.now();
+        for (int i = 0; i < samples; i++) {
+            RawHttp.Response r = client.get(path(id), null, null);
+            expectOk(r);
+            full[i] = r.millis();
+            firstByte[i] = r.firstByteMillis();
+            bytes = r.bodyBytes();
+        }
+        JvmCounters fullCounters = JvmCounters.now().since(before);
+        double[] range = new double[samples];
+        long rangeBytes = 0;
+        before = JvmCounters.now();
+        for (int i = 0; i < samples; i++) {
+            RawHttp.Response r = client.get(path(id), randomRange(ranges, size), null);
+            expectOk(r);
+            range[i] = r.millis();
+            rangeBytes += r.bodyBytes();
+        }
+        JvmCounters rangeCounters = JvmCounters.now().since(before);
+        System.out.printf("%-8s full : p50 %s  p99 %s  min %s  max %s  (first byte p50 %s)%n", s.label(),
+                Stats.ms(Stats.percentile(full, 50)), Stats.ms(Stats.percentile(full, 99)), Stats.ms(Stats.min(full)),
+                Stats.ms(Stats.max(full)), Stats.ms(Stats.percentile(firstByte, 50)));
+        System.out.printf("%-8s        %s%n", "", fullCounters.describe(samples));
+        System.out.printf("%-8s range: p50 %s  p99 %s  min %s  max %s  (mean body %,d bytes)%n", s.label(),
+                Stats.ms(Stats.percentile(range, 50)), Stats.ms(Stats.percentile(range, 99)), Stats.ms(Stats.min(range)),
+                Stats.ms(Stats.max(range)), rangeBytes / samples);
+        System.out.printf("%-8s        %s%n", "", rangeCounters.describe(samples));
+        return new ShapeResult(full, range, firstByte, bytes, fullCounters, rangeCounters);
+    }
+}

@@ -1,0 +1,293 @@
+package org.openxet.gates;
+
+import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
+import org.openxet.gates.ReconstructionFixtures.Shape;
+import org.openxet.gates.ReconstructionFixtures.Xorbs;
+import org.openxet.protocol.MerkleHash;
+import org.openxet.service.Access;
+import org.openxet.service.Secrets;
+import org.openxet.service.ServerConfig;
+import org.openxet.service.Services;
+import org.openxet.service.Tokens;
+import org.openxet.storage.FileRecord;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Open-loop load on {@code GET /v2/reconstructions/{id}} against a separately started {@code openxet serve}: requests
+ * leave on a fixed schedule (one every {@code 1/rate} s, each on its own virtual thread, whatever the earlier ones are
+ * doing) and each latency runs from the request's intended send time to the body's last byte, so a stalled server is
+ * charged for the requests it delayed (no coordinated omission). A pool of 200 files of 1,000 terms, half unmerged
+ * (1,000 descriptors) and half merged (10), is registered in the data dir through the Index API before the server
+ * starts; every request asks for a random one of them, the whole file (or a random range, {@code --range-share}).
+ *
+ * <p>Client and server share this machine's cores: at high rates the generator's own CPU use is part of what is
+ * measured, and the numbers are an upper bound on what the server alone would show.
+ */
+final class LoadGate {
+    static final int FILES = 200;
+    static final int TERMS = 1000;
+    static final double P99_LIMIT_MS = 50.0;
+    private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)");
+
+    private LoadGate() {
+    }
+
+    record RateResult(int rate, long sent, long ok, long errors, double achieved, Histogram latency) {
+        double ms(double percentile) {
+            return latency.getTotalCount() == 0 ? Double.NaN : latency.getValueAtPercentile(percentile) / 1000.0;
+        }
+    }
+
+    static int run(Args args) throws Exception {
+        int seconds = args.integer("seconds", 30);
+        int warmupSeconds = args.integer("warmup-seconds", 10);
+        double rangeShare = args.number("range-share", 0.0);
+        int maxInFlight = args.integer("max-in-flight", 1024);
+        List<Integer> rates = new ArrayList<>();
+        for (String s : args.string("rates", "250,500,1000").split(",")) rates.add(Integer.parseInt(s.trim()));
+        Path tmp = Files.createTempDirectory("openxet-gate-load");
+        Path data = tmp.resolve("data");
+        Path log = tmp.resolve("server.log");
+        System.out.println("load gate: open loop at " + rates + " req/s for " + seconds + " s each (warm-up "
+                + warmupSeconds + " s at " + rates.get(0) + "/s), " + FILES + " files of " + TERMS + " terms, range share "
+                + rangeShare + ", server log " + log);
+
+        List<MerkleHash> ids = new ArrayList<>();
+        List<Long> sizes = new ArrayList<>();
+        long t0 = System.nanoTime();
+        try (Services services = Services.open(ServerConfig.defaults(data))) {
+            Xorbs xorbs = ReconstructionFixtures.xorbs(LatencyGate.XORBS, 1);
+            SplittableRandom r = new SplittableRandom(5);
+            List<FileRecord> files = new ArrayList<>();
+            for (int i = 0; i < FILES; i++) {
+                Shape shape = i % 2 == 0 ? Shape.UNMERGED : Shape.MERGED;
+                FileRecord f = ReconstructionFixtures.file(shape, TERMS, xorbs, (i * 10) % xorbs.count(),
+                        ReconstructionFixtures.randomHash(r));
+                files.add(f);
+                ids.add(f.fileHash());
+                sizes.add(f.size());
+            }
+            ReconstructionFixtures.registerXorbs(services.index(), xorbs);
+            ReconstructionFixtures.registerFiles(services.index(), ReconstructionFixtures.SCOPE, files, xorbs,
+                    ReconstructionFixtures.randomHash(r));
+        }
+        System.out.printf("fixtures registered in %s through the Index API in %.1f s%n", data, (System.nanoTime() - t0) / 1e9);
+        String token = new Tokens(Secrets.loadOrCreate(data).tokenKey())
+                .mint(ReconstructionFixtures.SCOPE, Access.READ, Duration.ofHours(6));
+
+        Process server = startServer(args, data, log);
+        Map<String, Object> perRate = new LinkedHashMap<>();
+        RateResult last = null;
+        try {
+            int port = awaitPort(server, log);
+            System.out.println("openxet serve (pid " + server.pid() + ") listening on 127.0.0.1:" + port);
+            try (GetClient c = GetClient.open("raw", "127.0.0.1", port, token)) {
+                for (int i = 0; i < 2; i++) {
+                    RawHttp.Response res = c.get(LatencyGate.path(ids.get(i)), null, null);
+                    LatencyGate.expectOk(res);
+                    System.out.printf("%s file: full answer %,d bytes%n", i == 0 ? "unmerged" : "merged", res.bodyBytes());
+                }
+            }
+            Target target = new Target(port, token, ids, sizes, rangeShare, maxInFlight);
+            if (warmupSeconds > 0) {
+                RateResult w = target.run(rates.get(0), warmupSeconds);
+                System.out.printf("warm-up   %5d/s: %s%n", rates.get(0), line(w));
+            }
+            for (int rate : rates) {
+                Thread.sleep(2000); // let the previous rate's stragglers and GC settle
+                RateResult res = target.run(rate, seconds);
+                System.out.printf("rate      %5d/s: %s%n", rate, line(res));
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("achieved_rps", Stats.r3(res.achieved()));
+                m.put("p50_ms", Stats.r3(res.ms(50)));
+                m.put("p99_ms", Stats.r3(res.ms(99)));
+                m.put("p999_ms", Stats.r3(res.ms(99.9)));
+                m.put("max_ms", Stats.r3(res.latency().getTotalCount() == 0 ? Double.NaN : res.latency().getMaxValue() / 1000.0));
+                m.put("errors", res.errors());
+                m.put("sent", res.sent());
+                perRate.put(Integer.toString(rate), m);
+                last = res;
+            }
+        } finally {
+            server.destroy(); // SIGTERM: a clean stop
+            if (!server.waitFor(30, TimeUnit.SECONDS)) server.destroyForcibly().waitFor();
+            if (!args.flag("keep")) Files2.deleteTree(tmp);
+        }
+        boolean pass = last != null && last.errors() == 0 && last.achieved() >= 0.97 * last.rate()
+                && last.ms(99) < P99_LIMIT_MS;
+        System.out.printf("%s: at %d req/s achieved %.1f req/s, p99 %s, %d errors (target: the rate, p99 < 50 ms, no errors)%n",
+                pass ? "PASS" : "MISS", last == null ? 0 : last.rate(), last == null ? 0 : last.achieved(),
+                last == null ? "-" : Stats.ms(last.ms(99)), last == null ? 0 : last.errors());
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("rates", perRate);
+        json.put("seconds", seconds);
+        json.put("files", FILES);
+        json.put("terms_per_file", TERMS);
+        json.put("range_share", rangeShare);
+        json.put("cpu", Machine.cpu());
+        json.put("cores", Machine.cores());
+        json.put("load_average", Machine.loadAverage());
+        json.put("pass", pass);
+        System.out.println(Json.of(json));
+        return pass ? 0 : 1;
+    }
+
+    private static String line(RateResult r) {
+        return String.format(java.util.Locale.ROOT,
+                "sent %,d ok %,d errors %d achieved %.1f/s  p50 %s  p99 %s  p99.9 %s  max %s", r.sent(), r.ok(),
+                r.errors(), r.achieved(), Stats.ms(r.ms(50)), Stats.ms(r.ms(99)), Stats.ms(r.ms(99.9)),
+                Stats.ms(r.latency().getTotalCount() == 0 ? Double.NaN : r.latency().getMaxValue() / 1000.0));
+    }
+
+    /** {@code java -jar server/target/openxet.jar serve} (what ./openxet runs), on loopback and any free port. */
+    private static Process startServer(Args args, Path data, Path log) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
+                "-Dopenxet.native.dir=" + System.getProperty("openxet.native.dir", "")));
+        String opts = args.string("server-opts", "");
+        for (String o : opts.trim().split("\\s+")) if (!o.isEmpty()) cmd.add(o);
+        String jar = args.string("server-jar", System.getProperty("openxet.server.jar", ""));
+        if (jar.isEmpty()) {
+            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.openxet.cli.Main"));
+        } else {
+            cmd.addAll(List.of("-jar", jar));
+        }
+        cmd.addAll(List.of("serve", "--host", "127.0.0.1", "--port", "0", "--data", data.toString()));
+        System.out.println("starting: " + String.join(" ", cmd));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.redirectErrorStream(true);
+        Files.writeString(log, "", StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);
+        return pb.start();
+    }
+
+    /** Reads the server's output until it says where it listens; then copies the rest (access log) to {@code log}. */
+    private static int awaitPort(Process p, Path log) throws Exception {
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        StringBuilder seen = new StringBuilder();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        for (String line; System.nanoTime() < deadline && (line = out.readLine()) != null; ) {
+            seen.append(line).append('\n');
+            Matcher m = LISTENING.matcher(line);
+            if (m.find()) {
+                Files.writeString(log, seen, StandardOpenOption.APPEND);
+                Thread drain = new Thread(() -> {
+                    try (var w = Files.newBufferedWriter(log, StandardOpenOption.APPEND)) {
+                        for (String l; (l = out.readLine()) != null; ) {
+                            w.write(l);
+                            w.newLine();
+                        }
+                    } catch (Exception ignored) {
+                        // the server stopped
+                    }
+                }, "server-log-drain");
+                drain.setDaemon(true);
+                drain.start();
+                return Integer.parseInt(m.group(1));
+            }
+        }
+        throw new IllegalStateException("openxet serve did not start:\n" + seen);
+    }
+
+    /** The load target: connections, the file pool, and the open-loop schedule. */
+    static final class Target {
+        private final int port;
+        private final String token;
+        private final List<MerkleHash> ids;
+        private final List<Long> sizes;
+        private final double rangeShare;
+        private final Semaphore inFlight;
+        private final ConcurrentLinkedDeque<RawHttp> idle = new ConcurrentLinkedDeque<>();
+        private final SplittableRandom random = new SplittableRandom(11);
+
+        Target(int port, String token, List<MerkleHash> ids, List<Long> sizes, double rangeShare, int maxInFlight) {
+            this.port = port;
+            this.token = token;
+            this.ids = ids;
+            this.sizes = sizes;
+            this.rangeShare = rangeShare;
+            this.inFlight = new Semaphore(maxInFlight);
+        }
+
+        RateResult run(int rate, int seconds) throws InterruptedException {
+            ConcurrentHistogram latency = new ConcurrentHistogram(TimeUnit.SECONDS.toMicros(300), 3);
+            AtomicLong ok = new AtomicLong();
+            AtomicLong errors = new AtomicLong();
+            AtomicLong lastDone = new AtomicLong();
+            long n = (long) rate * seconds;
+            List<Thread> threads = new ArrayList<>((int) n);
+            long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
+            for (long i = 0; i < n; i++) {
+                long intended = start + i * 1_000_000_000L / rate;
+                for (long d; (d = intended - System.nanoTime()) > 0; ) {
+                    LockSupport.parkNanos(d);
+                }
+                int file = random.nextInt(ids.size());
+                String range = random.nextDouble() < rangeShare ? LatencyGate.randomRange(random, sizes.get(file)) : null;
+                byte[] request = RawHttp.get("127.0.0.1", port, LatencyGate.path(ids.get(file)), token, range);
+                threads.add(Thread.ofVirtual().start(() -> {
+                    boolean good = send(request);
+                    long now = System.nanoTime();
+                    if (good) {
+                        latency.recordValue(Math.max(0, (now - intended) / 1000));
+                        ok.incrementAndGet();
+                    } else {
+                        errors.incrementAndGet();
+                    }
+                    lastDone.accumulateAndGet(now, Math::max);
+                }));
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            long unfinished = 0;
+            for (Thread t : threads) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !t.join(Duration.ofNanos(Math.max(1, left)))) unfinished++;
+            }
+            double elapsed = (Math.max(lastDone.get(), start + 1) - start) / 1e9;
+            return new RateResult(rate, n, ok.get(), errors.get() + unfinished, ok.get() / elapsed, latency);
+        }
+
+        private boolean send(byte[] request) {
+            try {
+                inFlight.acquire();
+            } catch (InterruptedException e) {
+                return false;
+            }
+            RawHttp c = idle.pollFirst();
+            try {
+                if (c == null) c = new RawHttp("127.0.0.1", port);
+                RawHttp.Response r = c.exchange(request, null);
+                if (c.isOpen()) {
+                    idle.addFirst(c);
+                } else {
+                    c.close();
+                }
+                return r.status() == 200;
+            } catch (Exception e) {
+                if (c != null) c.close();
+                return false;
+            } finally {
+                inFlight.release();
+            }
+        }
+    }
+}

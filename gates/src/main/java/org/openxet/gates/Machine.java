@@ -1,0 +1,44 @@
+package org.openxet.gates;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** What the gates run on, printed first so a log tells machine types apart. */
+public final class Machine {
+    private Machine() {
+    }
+
+    public static String cpu() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+                if (line.startsWith("model name")) {
+                    return line.substring(line.indexOf(':') + 1).trim();
+                }
+            }
+        } catch (Exception ignored) {
+            // not Linux: fall through
+        }
+        return System.getProperty("os.arch") + " (model unknown)";
+    }
+
+    public static int cores() {
+        return Runtime.getRuntime().availableProcessors();
+    }
+
+    /** The 1, 5 and 15 minute load averages: on a shared machine, the context every number needs. */
+    public static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (Exception e) {
+            return "unknown";
+        }
+    }
+
+    public static String describe() {
+        return "cpu: " + cpu() + "\ncores: " + cores() + "\njava: " + System.getProperty("java.vm.name") + " "
+                + System.getProperty("java.runtime.version") + ", max heap "
+                + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB\nos: " + System.getProperty("os.name") + " "
+                + System.getProperty("os.version") + "\nload average: " + loadAverage();
+    }
+}

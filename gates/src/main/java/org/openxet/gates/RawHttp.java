@@ -1,0 +1,167 @@
+package org.openxet.gates;
+
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A minimal HTTP/1.1 client over one keep-alive socket: writes a pre-built GET, reads the status and headers, then
+ * the body to its last byte (Content-Length or chunked), discarding it unless asked to keep it.
+ *
+ * <p>Why not {@code java.net.http}: its responses cross a selector thread and arrive as lists of copied
+ * {@code ByteBuffer}s, which adds a thread hand-off and a copy per buffer to every timing. Here the calling thread
+ * reads the socket itself into one reused 256 KiB buffer, so the time to the last byte is the server's time plus the
+ * loopback transfer and one {@code read} per buffer. Not a general client: no redirects, no TLS, no pipelining.
+ */
+public final class RawHttp implements AutoCloseable {
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+    private final byte[] buf = new byte[256 * 1024];
+    private int pos;
+    private int lim;
+    private boolean closed;
+
+    /** What one exchange returned: status, body length, and when its first and last bytes arrived. */
+    public record Response(int status, long bodyBytes, long sentNanos, long firstByteNanos, long lastByteNanos) {
+        public double millis() {
+            return (lastByteNanos - sentNanos) / 1e6;
+        }
+
+        public double firstByteMillis() {
+            return (firstByteNanos - sentNanos) / 1e6;
+        }
+    }
+
+    public RawHttp(String host, int port) throws IOException {
+        socket = new Socket();
+        socket.setTcpNoDelay(true);
+        socket.setReceiveBufferSize(1 << 20);
+        socket.connect(new InetSocketAddress(host, port), 10_000);
+        socket.setSoTimeout(60_000);
+        in = socket.getInputStream();
+        out = socket.getOutputStream();
+    }
+
+    /** The bytes of {@code GET path} with a bearer token and an optional {@code Range} header. */
+    public static byte[] get(String host, int port, String path, String token, String range) {
+        StringBuilder s = new StringBuilder(512).append("GET ").append(path).append(" HTTP/1.1\r\nHost: ")
+                .append(host).append(':').append(port).append("\r\nAuthorization: Bearer ").append(token).append("\r\n");
+        if (range != null) s.append("Range: ").append(range).append("\r\n");
+        return s.append("\r\n").toString().getBytes(StandardCharsets.US_ASCII);
+    }
+
+    public boolean isOpen() {
+        return !closed;
+    }
+
+    /** Sends {@code request} and reads the whole answer; the body is copied into {@code keep} when non-null. */
+    public Response exchange(byte[] request, ByteArrayOutputStream keep) throws IOException {
+        long sent = System.nanoTime();
+        out.write(request);
+        out.flush();
+        if (pos == lim) fill();
+        long first = System.nanoTime();
+        String status = line();
+        if (!status.startsWith("HTTP/1.1 ") || status.length() < 12) {
+            throw new IOException("bad status line: " + status);
+        }
+        int code = Integer.parseInt(status.substring(9, 12));
+        long length = -1;
+        boolean chunked = false;
+        for (String h = line(); !h.isEmpty(); h = line()) {
+            int colon = h.indexOf(':');
+            if (colon < 0) continue;
+            String name = h.substring(0, colon).trim();
+            String value = h.substring(colon + 1).trim();
+            if (name.equalsIgnoreCase("content-length")) {
+                length = Long.parseLong(value);
+            } else if (name.equalsIgnoreCase("transfer-encoding")) {
+                chunked = value.toLowerCase(java.util.Locale.ROOT).contains("chunked");
+            } else if (name.equalsIgnoreCase("connection") && value.equalsIgnoreCase("close")) {
+                closed = true;
+            }
+        }
+        long body = 0;
+        if (chunked) {
+            while (true) {
+                String size = line();
+                int semi = size.indexOf(';');
+                long n = Long.parseLong((semi < 0 ? size : size.substring(0, semi)).trim(), 16);
+                if (n == 0) {
+                    while (!line().isEmpty()) {
+                        // trailers: none expected
+                    }
+                    break;
+                }
+                consume(n, keep);
+                body += n;
+                if (!line().isEmpty()) throw new IOException("chunk not followed by CRLF");
+            }
+        } else if (length >= 0) {
+            consume(length, keep);
+            body = length;
+        } else {
+            throw new IOException("answer has neither Content-Length nor chunked encoding");
+        }
+        return new Response(code, body, sent, first, System.nanoTime());
+    }
+
+    private void fill() throws IOException {
+        int r = in.read(buf, 0, buf.length);
+        if (r < 0) {
+            closed = true;
+            throw new EOFException("server closed the connection");
+        }
+        pos = 0;
+        lim = r;
+    }
+
+    private void consume(long n, ByteArrayOutputStream keep) throws IOException {
+        while (n > 0) {
+            if (pos == lim) {
+                // Never read past this body: the next bytes on the socket belong to the next answer.
+                int r = in.read(buf, 0, (int) Math.min(buf.length, n));
+                if (r < 0) {
+                    closed = true;
+                    throw new EOFException("server closed the connection mid-body");
+                }
+                pos = 0;
+                lim = r;
+            }
+            int take = (int) Math.min(n, lim - pos);
+            if (keep != null) keep.write(buf, pos, take);
+            pos += take;
+            n -= take;
+        }
+    }
+
+    private String line() throws IOException {
+        StringBuilder s = new StringBuilder(64);
+        while (true) {
+            if (pos == lim) fill();
+            byte b = buf[pos++];
+            if (b == '\n') {
+                int len = s.length();
+                if (len > 0 && s.charAt(len - 1) == '\r') s.setLength(len - 1);
+                return s.toString();
+            }
+            s.append((char) b);
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+    }
+}

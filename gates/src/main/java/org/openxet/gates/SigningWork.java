@@ -1,0 +1,65 @@
+package org.openxet.gates;
+
+import org.openxet.http.JsonBytes;
+import org.openxet.http.ReconstructionJson;
+import org.openxet.http.UrlSigner;
+import org.openxet.service.ReconstructionPlanner.Plan;
+
+/**
+ * URL signing on its own, over a plan's fetch descriptors, for the latency gate's stage breakdown and the signing
+ * bench. Each URL goes into {@code out}, which is reset per xorb so it stays small.
+ */
+public final class SigningWork {
+    private SigningWork() {
+    }
+
+    /** Quoted-free hex of each of the plan's xorbs (what the answer writer computes once per answer). */
+    public static byte[][] hex(Plan p) {
+        byte[][] hex = new byte[p.file().xorbs().length][];
+        for (int i = 0; i < hex.length; i++) hex[i] = p.file().xorbs()[i].hexBytes();
+        return hex;
+    }
+
+    /**
+     * What {@link ReconstructionJson#writeV2} signs: per xorb, entries of descriptors whose ranges text stays under
+     * {@link ReconstructionJson#MAX_RANGES_TEXT}, one URL each (ranges text formatting included). Returns the URL count.
+     */
+    public static int perXorbEntry(UrlSigner signer, Plan p, byte[][] hex, JsonBytes ranges, JsonBytes out) {
+        int n = 0;
+        for (int x : p.xorbOrder()) {
+            int[] d = p.fetch()[x];
+            int m = d.length / 4;
+            int from = 0;
+            out.reset();
+            while (from < m) {
+                ranges.reset();
+                int to = from;
+                while (to < m && (to == from || ranges.length() < ReconstructionJson.MAX_RANGES_TEXT)) {
+                    if (to > from) ranges.ch(',');
+                    ranges.num(d[4 * to + 2]).ch('-').num(d[4 * to + 3] - 1L);
+                    to++;
+                }
+                signer.write(out, hex[x], ranges.array(), ranges.length());
+                n++;
+                from = to;
+            }
+        }
+        return n;
+    }
+
+    /** One URL per fetch descriptor (the v1 answer's shape). Returns the URL count. */
+    public static int perDescriptor(UrlSigner signer, Plan p, byte[][] hex, JsonBytes ranges, JsonBytes out) {
+        int n = 0;
+        for (int x : p.xorbOrder()) {
+            int[] d = p.fetch()[x];
+            out.reset();
+            for (int k = 0; k < d.length / 4; k++) {
+                ranges.reset();
+                ranges.num(d[4 * k + 2]).ch('-').num(d[4 * k + 3] - 1L);
+                signer.write(out, hex[x], ranges.array(), ranges.length());
+                n++;
+            }
+        }
+        return n;
+    }
+}

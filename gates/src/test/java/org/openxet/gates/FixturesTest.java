@@ -1,0 +1,72 @@
+package org.openxet.gates;
+
+import org.junit.jupiter.api.Test;
+import org.openxet.gates.ReconstructionFixtures.Shape;
+import org.openxet.gates.ReconstructionFixtures.Xorbs;
+import org.openxet.gates.ShardFixtures.RealXorb;
+import org.openxet.service.ReconstructionPlanner;
+import org.openxet.service.ReconstructionPlanner.Plan;
+import org.openxet.service.ServerConfig;
+import org.openxet.service.ShardRegistration;
+import org.openxet.service.Services;
+import org.openxet.storage.FileRecord;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class FixturesTest {
+    private static int descriptors(Plan p) {
+        int n = 0;
+        for (int x : p.xorbOrder()) n += p.fetch()[x].length / 4;
+        return n;
+    }
+
+    @Test
+    void unmergedFilesHaveOneDescriptorPerTermAndMergedOnePerXorb() throws Exception {
+        Xorbs xorbs = ReconstructionFixtures.xorbs(100, 1);
+        SplittableRandom r = new SplittableRandom(2);
+        ReconstructionPlanner planner = new ReconstructionPlanner(null);
+        FileRecord unmerged = ReconstructionFixtures.file(Shape.UNMERGED, 10_000, xorbs, 0, ReconstructionFixtures.randomHash(r));
+        FileRecord merged = ReconstructionFixtures.file(Shape.MERGED, 10_000, xorbs, 0, ReconstructionFixtures.randomHash(r));
+        assertEquals(10_000, descriptors(planner.plan(unmerged, null)));
+        assertEquals(100, descriptors(planner.plan(merged, null)));
+        for (int t = 1; t < 10_000; t++) {
+            assertTrue(unmerged.term(t, FileRecord.XORB) != unmerged.term(t - 1, FileRecord.XORB), "term " + t);
+        }
+        assertEquals(unmerged.xorbs().length, 100);
+    }
+
+    @Test
+    void fixtureShardsRegisterThroughTheRealPathAndFilesAreReadable() throws Exception {
+        Path dir = Files.createTempDirectory("openxet-fixtures-test");
+        try (Services s = Services.open(ServerConfig.defaults(dir).withHost("127.0.0.1").withPort(0))) {
+            SplittableRandom r = new SplittableRandom(3);
+            List<RealXorb> xs = new ArrayList<>();
+            for (int i = 0; i < ShardFixtures.FILES_PER_SHARD; i++) {
+                RealXorb x = ShardFixtures.xorb(r, ShardFixtures.CHUNKS);
+                assertTrue(s.ingest().ingest(x.hash(), x.body(), x.body().length).inserted());
+                xs.add(x);
+            }
+            byte[] shard = ShardFixtures.gateShard(xs);
+            assertTrue(s.shards().register(shard, shard.length, ShardFixtures.SCOPE, ShardRegistration.SILENT));
+            var file = ShardFixtures.file(new ShardFixtures.Term(xs.get(0), 0, ShardFixtures.CHUNKS));
+            assertTrue(s.index().file(file.fileHash(), ShardFixtures.SCOPE).isPresent());
+
+            Xorbs xorbs = ReconstructionFixtures.xorbs(10, 4);
+            FileRecord f = ReconstructionFixtures.file(Shape.UNMERGED, 1000, xorbs, 0, ReconstructionFixtures.randomHash(r));
+            ReconstructionFixtures.registerXorbs(s.index(), xorbs);
+            ReconstructionFixtures.registerFiles(s.index(), "a/b", List.of(f), xorbs, ReconstructionFixtures.randomHash(r));
+            FileRecord read = s.index().file(f.fileHash(), "a/b").orElseThrow();
+            assertEquals(f.size(), read.size());
+            assertEquals(1000, descriptors(new ReconstructionPlanner(s.index()).plan(read, null)));
+        } finally {
+            Files2.deleteTree(dir);
+        }
+    }
+}
