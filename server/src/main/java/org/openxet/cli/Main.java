@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "openxet", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
         description = "A self-hostable Xet CAS server.",
-        subcommands = {ServeCommand.class, TokenCommand.class, VersionCommand.class, HashCommand.class,
+        subcommands = {ServeCommand.class, TokenCommand.class, UserCommand.class, VersionCommand.class, HashCommand.class,
                 XorbInfoCommand.class, ShardInfoCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec

@@ -6,6 +6,7 @@ import io.helidon.webserver.accesslog.AccessLogFeature;
 import io.helidon.webserver.accesslog.SizeLogEntry;
 import io.helidon.webserver.http.HttpRouting;
 import org.openxet.service.Services;
+import org.openxet.service.SignedUrls;
 
 import java.time.Duration;
 import java.util.List;
@@ -25,6 +26,11 @@ public final class OpenxetServer {
         new MiscRoutes(services, bodies).register(routes);
         new XorbRoutes(services, bodies).register(routes);
         new ShardRoutes(services, bodies).register(routes);
+        SignedUrls urls = new SignedUrls(services.secrets().urlKey(), services.config().urlTtl().toSeconds(), services.clock());
+        new ReconstructionRoutes(services, urls).register(routes);
+        new FetchRoutes(services, urls).register(routes);
+        new DedupRoutes(services).register(routes);
+        new TokenRoutes(services).register(routes);
         routes.fallback();
         return routes;
     }

@@ -1,0 +1,129 @@
+package org.openxet.http;
+
+import io.helidon.http.HeaderNames;
+import io.helidon.http.Method;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+import org.openxet.service.AuthException;
+import org.openxet.service.Grant;
+import org.openxet.service.ReconstructionPlanner.ByteRange;
+import org.openxet.service.Services;
+import org.openxet.service.SignedUrls;
+import org.openxet.service.XorbIngest;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * {@code GET /v1/fetch/{xorb}?r=&s=&e=&t=}: the signed URLs of reconstruction answers (§5.8). No Authorization header
+ * (the clients never send one here): the signed query is the credential. Serves exactly the requested ranges — one
+ * as a 206, several as {@code multipart/byteranges} (RFC 7233) — streamed from the bucket, never the whole object.
+ * Tampered, expired or out-of-grant requests get 403, on which the clients re-query the reconstruction.
+ */
+final class FetchRoutes {
+    private static final int COPY_BUFFER = 256 * 1024;
+    private final Services services;
+    private final SignedUrls urls;
+
+    FetchRoutes(Services services, SignedUrls urls) {
+        this.services = services;
+        this.urls = urls;
+    }
+
+    void register(RouteTable routes) {
+        routes.add(Method.GET, SignedUrls.PATH + "{xorb}", RouteTable.Guard.PUBLIC, this::fetch);
+    }
+
+    record Span(long start, long end) {
+        long length() {
+            return end - start + 1;
+        }
+    }
+
+    private void fetch(ServerRequest req, ServerResponse res, Grant unused) throws Exception {
+        var q = req.query();
+        String xorbHex = req.path().pathParameters().get("xorb");
+        SignedUrls.FetchGrant grant = urls.verify(xorbHex, q.first("r").orElse(null),
+                q.first("s").map(SignedUrls::encodeScope).orElse(null), q.first("e").orElse(null), q.first("t").orElse(null));
+        String key = XorbIngest.key(grant.xorb());
+        long total = services.bucket().size(key).orElseThrow(() -> new IllegalStateException(
+                "xorb " + grant.xorb() + " is registered but its object is missing"));
+        List<ByteRange> requested = RangeHeader.parse(req.headers().first(HeaderNames.RANGE).orElse(null));
+        List<Span> spans = new ArrayList<>();
+        if (requested == null) {
+            // No Range header: everything the URL grants.
+            for (int i = 0; i < grant.ranges().length; i += 2) {
+                spans.add(new Span(grant.ranges()[i], grant.ranges()[i + 1]));
+            }
+        } else {
+            for (ByteRange r : requested) {
+                long start = r.suffix() ? Math.max(0, total - r.endInclusive()) : r.start();
+                long end = r.suffix() || r.endInclusive() == ByteRange.OPEN ? total - 1 : r.endInclusive();
+                if (start > end) {
+                    throw new HttpError(416, "range_not_satisfiable", "empty byte range " + start + "-" + end);
+                }
+                spans.add(new Span(start, end));
+            }
+        }
+        for (Span s : spans) {
+            if (!grant.allows(s.start(), s.end())) {
+                throw new AuthException("bytes " + s.start() + "-" + s.end() + " are outside what this URL grants", true);
+            }
+            if (s.end() >= total) {
+                throw new HttpError(416, "range_not_satisfiable", "bytes " + s.start() + "-" + s.end() + " past the object end");
+            }
+        }
+        if (spans.size() == 1) {
+            Span s = spans.get(0);
+            res.status(206);
+            res.header(HeaderNames.CONTENT_TYPE, "application/octet-stream");
+            res.header(HeaderNames.CONTENT_RANGE, "bytes " + s.start() + "-" + s.end() + "/" + total);
+            res.contentLength(s.length());
+            try (OutputStream out = res.outputStream()) {
+                copy(key, s, out);
+            }
+            return;
+        }
+        String boundary = "openxet-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
+        List<byte[]> heads = new ArrayList<>();
+        long length = 0;
+        for (Span s : spans) {
+            byte[] head = ("--" + boundary + "\r\nContent-Type: application/octet-stream\r\nContent-Range: bytes "
+                    + s.start() + "-" + s.end() + "/" + total + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+            heads.add(head);
+            length += head.length + s.length() + 2;
+        }
+        byte[] tail = ("--" + boundary + "--\r\n").getBytes(StandardCharsets.US_ASCII);
+        length += tail.length;
+        res.status(206);
+        res.header(HeaderNames.CONTENT_TYPE, "multipart/byteranges; boundary=" + boundary);
+        res.contentLength(length);
+        try (OutputStream out = res.outputStream()) {
+            for (int i = 0; i < spans.size(); i++) {
+                out.write(heads.get(i));
+                copy(key, spans.get(i), out);
+                out.write('\r');
+                out.write('\n');
+            }
+            out.write(tail);
+        }
+    }
+
+    private void copy(String key, Span s, OutputStream out) throws IOException {
+        try (InputStream in = services.bucket().openRange(key, s.start(), s.length())) {
+            byte[] buf = new byte[(int) Math.min(COPY_BUFFER, s.length())];
+            long left = s.length();
+            while (left > 0) {
+                int n = in.read(buf, 0, (int) Math.min(buf.length, left));
+                if (n < 0) throw new IOException("object " + key + " ended early");
+                out.write(buf, 0, n);
+                left -= n;
+            }
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package org.openxet.http;
+
+import org.openxet.protocol.MerkleHash;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * A byte buffer for hand-written JSON on the hot path: ASCII fragments copied with {@code arraycopy}, numbers from a
+ * two-digit table, hashes as pre-computed hex. When given a sink, it flushes every {@link #FLUSH_AT} bytes, so a
+ * 40 MB answer streams out without ever existing whole (no intermediate strings at all).
+ */
+public final class JsonBytes {
+    static final int FLUSH_AT = 256 * 1024;
+    private static final byte[] DIGITS2 = new byte[200];
+
+    static {
+        for (int i = 0; i < 100; i++) {
+            DIGITS2[2 * i] = (byte) ('0' + i / 10);
+            DIGITS2[2 * i + 1] = (byte) ('0' + i % 10);
+        }
+    }
+
+    private final OutputStream sink;
+    private byte[] buf;
+    private int n;
+
+    /** A buffer that flushes into {@code sink} as it fills (null: grow in memory). */
+    public JsonBytes(OutputStream sink, int initialCapacity) {
+        this.sink = sink;
+        this.buf = new byte[Math.max(64, initialCapacity)];
+    }
+
+    public static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private void ensure(int more) {
+        if (n + more > buf.length) {
+            if (sink != null && n > 0) {
+                flush();
+                if (more <= buf.length) return;
+            }
+            buf = Arrays.copyOf(buf, Math.max(buf.length * 2, n + more));
+        }
+    }
+
+    public JsonBytes raw(byte[] b) {
+        ensure(b.length);
+        System.arraycopy(b, 0, buf, n, b.length);
+        n += b.length;
+        return this;
+    }
+
+    public JsonBytes raw(byte[] b, int off, int len) {
+        ensure(len);
+        System.arraycopy(b, off, buf, n, len);
+        n += len;
+        return this;
+    }
+
+    public JsonBytes ch(char c) {
+        ensure(1);
+        buf[n++] = (byte) c;
+        return this;
+    }
+
+    /** A non-negative decimal. */
+    public JsonBytes num(long v) {
+        ensure(20);
+        if (v < 0) {
+            // Only u32/u64 values reach here; a negative long is a u64 past 2^63.
+            byte[] s = ascii(Long.toUnsignedString(v));
+            return raw(s);
+        }
+        int len = digits(v);
+        int p = n + len;
+        while (v >= 100) {
+            int q = (int) (v % 100);
+            v /= 100;
+            buf[--p] = DIGITS2[2 * q + 1];
+            buf[--p] = DIGITS2[2 * q];
+        }
+        if (v >= 10) {
+            buf[--p] = DIGITS2[2 * (int) v + 1];
+            buf[--p] = DIGITS2[2 * (int) v];
+        } else {
+            buf[--p] = (byte) ('0' + v);
+        }
+        n += len;
+        return this;
+    }
+
+    static int digits(long v) {
+        int d = 1;
+        while (v >= 10) {
+            v /= 10;
+            d++;
+        }
+        return d;
+    }
+
+    /** A quoted protocol-hex hash. */
+    public JsonBytes hash(MerkleHash h) {
+        ensure(66);
+        buf[n++] = '"';
+        h.writeHex(buf, n);
+        n += 64;
+        buf[n++] = '"';
+        return this;
+    }
+
+    public int length() {
+        return n;
+    }
+
+    /** The bytes written since the last flush (in-memory use). */
+    public byte[] array() {
+        return buf;
+    }
+
+    public byte[] toByteArray() {
+        return Arrays.copyOf(buf, n);
+    }
+
+    /** Empties an in-memory buffer for reuse. */
+    public void reset() {
+        n = 0;
+    }
+
+    public void flush() {
+        if (sink == null || n == 0) return;
+        try {
+            sink.write(buf, 0, n);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        n = 0;
+    }
+}

@@ -1,0 +1,127 @@
+package org.openxet.http;
+
+import org.openxet.protocol.MerkleHash;
+import org.openxet.service.ReconstructionPlanner.Plan;
+import org.openxet.storage.FileRecord;
+
+/**
+ * Writes reconstruction answers (§5.4 v1, §5.5 v2) straight into a {@link JsonBytes} stream. Field names are the
+ * clients' serde names; every fetch entry gets its own URL (the JS client fails when two entries of a xorb share one).
+ */
+public final class ReconstructionJson {
+    /** §5.5: keep each v2 URL under about 8 KiB; the ranges text is most of it. */
+    static final int MAX_RANGES_TEXT = 7 * 1024;
+
+    private static final byte[] OFFSET = JsonBytes.ascii("{\"offset_into_first_range\":");
+    private static final byte[] TERMS = JsonBytes.ascii(",\"terms\":[");
+    private static final byte[] TERM_HASH = JsonBytes.ascii("{\"hash\":");
+    private static final byte[] UNPACKED = JsonBytes.ascii(",\"unpacked_length\":");
+    private static final byte[] RANGE_START = JsonBytes.ascii(",\"range\":{\"start\":");
+    private static final byte[] END = JsonBytes.ascii(",\"end\":");
+    private static final byte[] CLOSE2 = JsonBytes.ascii("}}");
+    private static final byte[] XORBS = JsonBytes.ascii("],\"xorbs\":{");
+    private static final byte[] FETCH_INFO = JsonBytes.ascii("],\"fetch_info\":{");
+    private static final byte[] URL = JsonBytes.ascii("{\"url\":\"");
+    private static final byte[] RANGES = JsonBytes.ascii("\",\"ranges\":[");
+    private static final byte[] CHUNKS = JsonBytes.ascii("{\"chunks\":{\"start\":");
+    private static final byte[] BYTES = JsonBytes.ascii("},\"bytes\":{\"start\":");
+    private static final byte[] V1_RANGE = JsonBytes.ascii("{\"range\":{\"start\":");
+    private static final byte[] V1_URL = JsonBytes.ascii("},\"url\":\"");
+    private static final byte[] V1_URL_RANGE = JsonBytes.ascii("\",\"url_range\":{\"start\":");
+    private static final byte[] COLON_ARRAY = JsonBytes.ascii(":[");
+    private static final byte[] END_ENTRY = JsonBytes.ascii("]}");
+
+    private ReconstructionJson() {
+    }
+
+    /** Quoted hex of each of the file's xorbs, computed once per answer. */
+    static byte[][] xorbHex(FileRecord f) {
+        MerkleHash[] xorbs = f.xorbs();
+        byte[][] hex = new byte[xorbs.length][];
+        for (int i = 0; i < xorbs.length; i++) {
+            hex[i] = xorbs[i].hexBytes();
+        }
+        return hex;
+    }
+
+    static void writeTerms(JsonBytes out, Plan p, byte[][] hex) {
+        FileRecord f = p.file();
+        for (int t = p.firstTerm(); t < p.endTerm(); t++) {
+            if (t > p.firstTerm()) out.ch(',');
+            out.raw(TERM_HASH).ch('"').raw(hex[f.term(t, FileRecord.XORB)]).ch('"')
+                    .raw(UNPACKED).num(p.unpacked(t))
+                    .raw(RANGE_START).num(p.chunkStart(t)).raw(END).num(p.chunkEnd(t)).raw(CLOSE2);
+        }
+    }
+
+    /** The v2 answer: terms, then per xorb entries of at most ~7 KiB of ranges, each entry with its own URL. */
+    public static void writeV2(JsonBytes out, Plan p, UrlSigner signer) {
+        byte[][] hex = xorbHex(p.file());
+        out.raw(OFFSET).num(p.offsetIntoFirstRange()).raw(TERMS);
+        writeTerms(out, p, hex);
+        out.raw(XORBS);
+        JsonBytes ranges = new JsonBytes(null, 8 * 1024);
+        for (int i = 0; i < p.xorbOrder().length; i++) {
+            int x = p.xorbOrder()[i];
+            int[] d = p.fetch()[x];
+            if (i > 0) out.ch(',');
+            out.ch('"').raw(hex[x]).ch('"').raw(COLON_ARRAY);
+            int m = d.length / 4;
+            int from = 0;
+            boolean firstEntry = true;
+            while (from < m) {
+                // Group descriptors into one entry while its ranges text stays under the limit.
+                ranges.reset();
+                int to = from;
+                while (to < m && (to == from || ranges.length() < MAX_RANGES_TEXT)) {
+                    if (to > from) ranges.ch(',');
+                    ranges.num(d[4 * to + 2]).ch('-').num(d[4 * to + 3] - 1L);
+                    to++;
+                }
+                if (!firstEntry) out.ch(',');
+                firstEntry = false;
+                out.raw(URL);
+                signer.write(out, hex[x], ranges.array(), ranges.length());
+                out.raw(RANGES);
+                for (int k = from; k < to; k++) {
+                    if (k > from) out.ch(',');
+                    out.raw(CHUNKS).num(d[4 * k]).raw(END).num(d[4 * k + 1])
+                            .raw(BYTES).num(d[4 * k + 2]).raw(END).num(d[4 * k + 3] - 1L).raw(CLOSE2);
+                }
+                out.raw(END_ENTRY);
+                from = to;
+            }
+            out.ch(']');
+        }
+        out.raw(CLOSE2);
+    }
+
+    /** The v1 answer: one fetch_info entry (and URL) per merged range. */
+    public static void writeV1(JsonBytes out, Plan p, UrlSigner signer) {
+        byte[][] hex = xorbHex(p.file());
+        out.raw(OFFSET).num(p.offsetIntoFirstRange()).raw(TERMS);
+        writeTerms(out, p, hex);
+        out.raw(FETCH_INFO);
+        writeFetchInfo(out, p.xorbOrder(), p.fetch(), hex, signer);
+        out.raw(CLOSE2);
+    }
+
+    static void writeFetchInfo(JsonBytes out, int[] order, int[][] fetch, byte[][] hex, UrlSigner signer) {
+        JsonBytes range = new JsonBytes(null, 64);
+        for (int i = 0; i < order.length; i++) {
+            int x = order[i];
+            int[] d = fetch[x];
+            if (i > 0) out.ch(',');
+            out.ch('"').raw(hex[x]).ch('"').raw(COLON_ARRAY);
+            for (int k = 0; k < d.length / 4; k++) {
+                if (k > 0) out.ch(',');
+                range.reset();
+                range.num(d[4 * k + 2]).ch('-').num(d[4 * k + 3] - 1L);
+                out.raw(V1_RANGE).num(d[4 * k]).raw(END).num(d[4 * k + 1]).raw(V1_URL);
+                signer.write(out, hex[x], range.array(), range.length());
+                out.raw(V1_URL_RANGE).num(d[4 * k + 2]).raw(END).num(d[4 * k + 3] - 1L).raw(CLOSE2);
+            }
+            out.ch(']');
+        }
+    }
+}

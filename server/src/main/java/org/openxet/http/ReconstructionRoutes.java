@@ -1,0 +1,175 @@
+package org.openxet.http;
+
+import io.helidon.http.HeaderNames;
+import io.helidon.http.Method;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+import org.openxet.protocol.InvalidHashException;
+import org.openxet.protocol.MerkleHash;
+import org.openxet.service.Grant;
+import org.openxet.service.ReconstructionPlanner;
+import org.openxet.service.ReconstructionPlanner.Plan;
+import org.openxet.service.Services;
+import org.openxet.service.SignedUrls;
+import org.openxet.storage.FileRecord;
+
+import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code GET /v2/reconstructions/{file_id}}, {@code GET /v1/reconstructions/{file_id}}, the v1 batch query and
+ * {@code HEAD /v1/files/{file_id}} (§5.4–§5.6). A file not visible to the token's scope is a 404, exactly like an
+ * unknown one: a token learns nothing about other scopes' files.
+ */
+final class ReconstructionRoutes {
+    private final Services services;
+    private final ReconstructionPlanner planner;
+    private final SignedUrls urls;
+
+    ReconstructionRoutes(Services services, SignedUrls urls) {
+        this.services = services;
+        this.planner = new ReconstructionPlanner(services.index());
+        this.urls = urls;
+    }
+
+    void register(RouteTable routes) {
+        routes.add(Method.GET, "/v2/reconstructions/{file_id}", RouteTable.Guard.READ, (req, res, g) -> answer(req, res, g, 2));
+        routes.add(Method.GET, "/v1/reconstructions/{file_id}", RouteTable.Guard.READ, (req, res, g) -> answer(req, res, g, 1));
+        routes.add(Method.GET, "/v1/reconstructions", RouteTable.Guard.READ, this::batch);
+        routes.add(Method.HEAD, "/v1/files/{file_id}", RouteTable.Guard.READ, this::head);
+    }
+
+    private String base(ServerRequest req) {
+        return PublicUrl.of(req, services.config().publicUrl());
+    }
+
+    private FileRecord visibleFile(ServerRequest req, Grant grant) throws Exception {
+        MerkleHash id = XorbRoutes.hashParam(req, "file_id");
+        return planner.file(id, grant.scope()).orElseThrow(() -> HttpError.notFound("file " + id + " not found"));
+    }
+
+    private void answer(ServerRequest req, ServerResponse res, Grant grant, int version) throws Exception {
+        ReconstructionPlanner.ByteRange range = RangeHeader.single(req.headers().first(HeaderNames.RANGE).orElse(null));
+        FileRecord file = visibleFile(req, grant);
+        Plan plan;
+        try {
+            plan = planner.plan(file, range);
+        } catch (ReconstructionPlanner.NotSatisfiable e) {
+            res.header(HeaderNames.CONTENT_RANGE, "bytes */" + file.size());
+            throw new HttpError(416, "range_not_satisfiable", e.getMessage());
+        }
+        UrlSigner signer = new UrlSigner(urls, base(req), grant.scope(), urls.expiry());
+        res.status(200);
+        res.header(HeaderNames.CONTENT_TYPE, "application/json");
+        try (OutputStream out = res.outputStream()) {
+            JsonBytes json = new JsonBytes(out, JsonBytes.FLUSH_AT + 16 * 1024);
+            if (version == 2) {
+                ReconstructionJson.writeV2(json, plan, signer);
+            } else {
+                ReconstructionJson.writeV1(json, plan, signer);
+            }
+            json.flush();
+        }
+    }
+
+    /** §5.6: invalid ids are dropped (400 if none is valid), unknown or invisible files are left out, no Range. */
+    private void batch(ServerRequest req, ServerResponse res, Grant grant) throws Exception {
+        List<String> ids = req.query().all("file_id", List::of);
+        List<MerkleHash> valid = new ArrayList<>();
+        for (String id : ids) {
+            try {
+                valid.add(MerkleHash.parse(id));
+            } catch (InvalidHashException ignored) {
+                // dropped, as the batch API specifies
+            }
+        }
+        if (valid.isEmpty()) {
+            throw HttpError.badRequest("no valid file_id in the query");
+        }
+        Map<MerkleHash, Plan> plans = new LinkedHashMap<>();
+        for (MerkleHash id : valid) {
+            var file = planner.file(id, grant.scope());
+            if (file.isPresent()) {
+                plans.put(id, planner.plan(file.get(), null));
+            }
+        }
+        // One fetch_info over all files: per xorb, every file's descriptors merged again.
+        Map<MerkleHash, List<int[]>> perXorb = new LinkedHashMap<>();
+        for (Plan p : plans.values()) {
+            for (int x : p.xorbOrder()) {
+                perXorb.computeIfAbsent(p.file().xorbs()[x], k -> new ArrayList<>()).add(p.fetch()[x]);
+            }
+        }
+        byte[][] hex = new byte[perXorb.size()][];
+        int[][] fetch = new int[perXorb.size()][];
+        int[] order = new int[perXorb.size()];
+        int i = 0;
+        for (var e : perXorb.entrySet()) {
+            hex[i] = e.getKey().hexBytes();
+            fetch[i] = mergeDescriptors(e.getValue());
+            order[i] = i;
+            i++;
+        }
+        UrlSigner signer = new UrlSigner(urls, base(req), grant.scope(), urls.expiry());
+        res.status(200);
+        res.header(HeaderNames.CONTENT_TYPE, "application/json");
+        try (OutputStream out = res.outputStream()) {
+            JsonBytes json = new JsonBytes(out, JsonBytes.FLUSH_AT + 16 * 1024);
+            json.raw(JsonBytes.ascii("{\"files\":{"));
+            boolean first = true;
+            for (var e : plans.entrySet()) {
+                if (!first) json.ch(',');
+                first = false;
+                json.hash(e.getKey()).raw(JsonBytes.ascii(":["));
+                ReconstructionJson.writeTerms(json, e.getValue(), ReconstructionJson.xorbHex(e.getValue().file()));
+                json.ch(']');
+            }
+            json.raw(JsonBytes.ascii("},\"fetch_info\":{"));
+            ReconstructionJson.writeFetchInfo(json, order, fetch, hex, signer);
+            json.raw(JsonBytes.ascii("}}"));
+            json.flush();
+        }
+    }
+
+    /** Sorts descriptors (4 ints each) by chunk start and merges overlapping or adjacent ones. */
+    static int[] mergeDescriptors(List<int[]> lists) {
+        int total = 0;
+        for (int[] l : lists) total += l.length / 4;
+        long[] keys = new long[total];
+        int[] all = new int[4 * total];
+        int k = 0;
+        for (int[] l : lists) {
+            for (int j = 0; j < l.length / 4; j++, k++) {
+                System.arraycopy(l, 4 * j, all, 4 * k, 4);
+                keys[k] = ((long) l[4 * j] << 32) | k;
+            }
+        }
+        Arrays.sort(keys);
+        int[] out = new int[4 * total];
+        int m = 0;
+        for (long key : keys) {
+            int j = (int) key;
+            if (m > 0 && all[4 * j] <= out[4 * m - 3]) {
+                if (all[4 * j + 1] > out[4 * m - 3]) {
+                    out[4 * m - 3] = all[4 * j + 1];
+                    out[4 * m - 1] = all[4 * j + 3];
+                }
+            } else {
+                System.arraycopy(all, 4 * j, out, 4 * m, 4);
+                m++;
+            }
+        }
+        return Arrays.copyOf(out, 4 * m);
+    }
+
+    private void head(ServerRequest req, ServerResponse res, Grant grant) throws Exception {
+        FileRecord file = visibleFile(req, grant);
+        res.status(200);
+        res.header(HeaderNames.CONTENT_LENGTH, Long.toString(file.size()));
+        res.send();
+    }
+}

@@ -1,0 +1,65 @@
+package org.openxet.http;
+
+import io.helidon.http.HeaderNames;
+import io.helidon.http.Method;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+import org.openxet.service.Access;
+import org.openxet.service.AuthException;
+import org.openxet.service.Grant;
+import org.openxet.service.Services;
+import org.openxet.service.Users;
+
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The Hub's CAS token routes (§8), served by openxet itself so a stock client can fetch and refresh tokens here:
+ * {@code GET /api/{type}s/{repo_id}/xet-{read|write}-token/{rev}} → {@code {"casUrl", "accessToken", "exp"}}.
+ * Authenticated by an operator-issued user token ({@code openxet user add}); the CAS token's scope is
+ * {@code {type}s/{repo_id}} (e.g. {@code models/alice/llama}). The revision is accepted and ignored: tokens are per
+ * repository.
+ */
+final class TokenRoutes {
+    /** Clients refresh 30 s before expiry (§7); an hour keeps refreshes rare. */
+    static final Duration TTL = Duration.ofHours(1);
+    private static final Pattern PATH = Pattern.compile("^/api/(models|datasets|spaces|buckets)/(.+)/xet-(read|write)-token/([^/]+)$");
+
+    private final Services services;
+    private final Users users;
+
+    TokenRoutes(Services services) {
+        this.services = services;
+        this.users = new Users(services.config().dataDir());
+    }
+
+    void register(RouteTable routes) {
+        routes.add(Method.GET, "/api/*", RouteTable.Guard.USER, this::token);
+    }
+
+    private void token(ServerRequest req, ServerResponse res, Grant unused) throws Exception {
+        Matcher m = PATH.matcher(req.path().path());
+        if (!m.matches()) {
+            throw HttpError.notFound("no route for GET " + req.path().path());
+        }
+        String header = req.headers().first(HeaderNames.AUTHORIZATION).orElse("");
+        if (!header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            throw new AuthException("missing bearer user token", false);
+        }
+        Users.User user = users.authenticate(header.substring(7).trim());
+        if (user == null) {
+            throw new AuthException("unknown user token", false);
+        }
+        String scope = m.group(1) + "/" + m.group(2);
+        Access access = m.group(3).equals("write") ? Access.WRITE : Access.READ;
+        if (!user.allows(scope, access)) {
+            throw new AuthException("user " + user.name() + " has no " + access.claim() + " access to " + scope, true);
+        }
+        String token = services.tokens().mint(scope, access, TTL);
+        long exp = services.clock().millis() / 1000 + TTL.toSeconds();
+        String casUrl = PublicUrl.of(req, services.config().publicUrl());
+        Errors.sendJson(res, 200, "{\"casUrl\":" + Errors.quote(casUrl) + ",\"accessToken\":" + Errors.quote(token)
+                + ",\"exp\":" + exp + "}");
+    }
+}

@@ -1,0 +1,249 @@
+package org.openxet.service;
+
+import org.openxet.protocol.MerkleHash;
+import org.openxet.protocol.xorb.ChunkTable;
+import org.openxet.storage.FileRecord;
+import org.openxet.storage.Index;
+import org.openxet.storage.IndexException;
+import org.openxet.storage.XorbLayout;
+
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * Plans a reconstruction (§5.4 steps 2–5) from the index alone: the file's packed terms already carry each term's
+ * stored byte range, so a full-file plan reads one row; a range plan also reads the chunk layouts of the (at most two)
+ * xorbs whose terms it trims. No blob is ever read.
+ */
+public final class ReconstructionPlanner {
+    private final Index index;
+
+    public ReconstructionPlanner(Index index) {
+        this.index = index;
+    }
+
+    /** A requested byte range: {@code [start, endInclusive]}; {@code suffix} for {@code bytes=-N}. */
+    public record ByteRange(long start, long endInclusive, boolean suffix) {
+        public static final long OPEN = Long.MAX_VALUE;
+    }
+
+    /** Why a plan cannot be made. */
+    public static final class NotSatisfiable extends Exception {
+        public NotSatisfiable(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * A plan: terms {@code [firstTerm, endTerm)} of {@code file} with the first and last trimmed, and per xorb the
+     * merged fetch descriptors. Descriptor arrays hold 4 ints each: chunk start, chunk end (exclusive), byte start,
+     * byte end (exclusive).
+     */
+    public record Plan(FileRecord file, long offsetIntoFirstRange, int firstTerm, int endTerm,
+                       int firstChunkStart, int firstByteStart, int firstUnpacked,
+                       int lastChunkEnd, int lastByteEnd, int lastUnpacked,
+                       int[] xorbOrder, int[][] fetch) {
+
+        public int termCount() {
+            return endTerm - firstTerm;
+        }
+
+        /** Chunk start of term {@code t} after trimming. */
+        public int chunkStart(int t) {
+            return t == firstTerm ? firstChunkStart : file.term(t, FileRecord.CHUNK_START);
+        }
+
+        public int chunkEnd(int t) {
+            return t == endTerm - 1 ? lastChunkEnd : file.term(t, FileRecord.CHUNK_END);
+        }
+
+        public int byteStart(int t) {
+            return t == firstTerm ? firstByteStart : file.term(t, FileRecord.BYTE_START);
+        }
+
+        public int byteEnd(int t) {
+            return t == endTerm - 1 ? lastByteEnd : file.term(t, FileRecord.BYTE_END);
+        }
+
+        /** Uncompressed length of term {@code t} after trimming. */
+        public long unpacked(int t) {
+            // With a single term, firstUnpacked and lastUnpacked both hold its doubly trimmed length.
+            if (t == firstTerm) return Integer.toUnsignedLong(firstUnpacked);
+            if (t == endTerm - 1) return Integer.toUnsignedLong(lastUnpacked);
+            return Integer.toUnsignedLong(file.term(t, FileRecord.UNPACKED));
+        }
+
+        public MerkleHash xorb(int t) {
+            return file.xorbs()[file.term(t, FileRecord.XORB)];
+        }
+    }
+
+    public Optional<FileRecord> file(MerkleHash fileHash, String scope) throws IndexException {
+        return index.file(fileHash, scope);
+    }
+
+    /** Plans {@code range} of {@code file} (null = the whole file). Empty plan for an empty selection. */
+    public Plan plan(FileRecord file, ByteRange range) throws NotSatisfiable, IndexException {
+        long size = file.size();
+        long start;
+        long endExclusive;
+        if (range == null) {
+            start = 0;
+            endExclusive = size;
+        } else if (range.suffix()) {
+            if (range.endInclusive() == 0) throw new NotSatisfiable("empty suffix range");
+            start = Math.max(0, size - range.endInclusive());
+            endExclusive = size;
+            if (size == 0) return empty(file);
+        } else {
+            start = range.start();
+            if (size == 0 && start == 0) return empty(file);
+            if (start >= size) {
+                throw new NotSatisfiable("range starts at " + start + ", the file has " + size + " bytes");
+            }
+            if (range.endInclusive() < start) throw new NotSatisfiable("range ends before it starts");
+            endExclusive = range.endInclusive() == ByteRange.OPEN ? size : Math.min(size, range.endInclusive() + 1);
+        }
+        int n = file.termCount();
+        if (n == 0 || endExclusive <= start) {
+            return empty(file);
+        }
+        // Find the first term ending after `start` and the last term starting before `endExclusive`.
+        long offset = 0;
+        int first = -1;
+        long firstOffset = 0;
+        int last = -1;
+        long lastOffset = 0;
+        for (int t = 0; t < n; t++) {
+            long len = Integer.toUnsignedLong(file.term(t, FileRecord.UNPACKED));
+            if (first < 0 && offset + len > start) {
+                first = t;
+                firstOffset = offset;
+            }
+            if (offset < endExclusive) {
+                last = t;
+                lastOffset = offset;
+            } else {
+                break;
+            }
+            offset += len;
+        }
+        int firstChunkStart = file.term(first, FileRecord.CHUNK_START);
+        int firstByteStart = file.term(first, FileRecord.BYTE_START);
+        int lastChunkEnd = file.term(last, FileRecord.CHUNK_END);
+        int lastByteEnd = file.term(last, FileRecord.BYTE_END);
+        long offsetInto = 0;
+        long firstTrimmedStart = firstOffset; // file offset where the kept part of the first term begins
+        boolean trimFirst = start > firstOffset;
+        long lastTermEnd = lastOffset + Integer.toUnsignedLong(file.term(last, FileRecord.UNPACKED));
+        boolean trimLast = endExclusive < lastTermEnd;
+        if (trimFirst) {
+            ChunkTable c = layout(file, first);
+            int a = file.term(first, FileRecord.CHUNK_START);
+            int b = file.term(first, FileRecord.CHUNK_END);
+            long base = c.unpackedStart(a);
+            int k = a;
+            // Drop leading chunks that end at or before `start`.
+            while (k < b - 1 && firstOffset + (Integer.toUnsignedLong(c.unpackedEnds()[k]) - base) <= start) {
+                k++;
+            }
+            firstChunkStart = k;
+            firstByteStart = c.byteStart(k);
+            firstTrimmedStart = firstOffset + (c.unpackedStart(k) - base);
+            offsetInto = start - firstTrimmedStart;
+        }
+        if (trimLast) {
+            ChunkTable c = layout(file, last);
+            int a = file.term(last, FileRecord.CHUNK_START);
+            int b = file.term(last, FileRecord.CHUNK_END);
+            long base = c.unpackedStart(a);
+            int k = b - 1;
+            // Drop trailing chunks that start at or after the end.
+            while (k > a && lastOffset + (c.unpackedStart(k) - base) >= endExclusive) {
+                k--;
+            }
+            lastChunkEnd = k + 1;
+            lastByteEnd = c.byteEnds()[k];
+        }
+        int firstUnpacked;
+        int lastUnpacked;
+        if (first == last) {
+            ChunkTable c = (trimFirst || trimLast) ? layout(file, first) : null;
+            long len = c == null ? Integer.toUnsignedLong(file.term(first, FileRecord.UNPACKED))
+                    : c.unpackedLength(firstChunkStart, lastChunkEnd);
+            firstUnpacked = (int) len;
+            lastUnpacked = (int) len;
+        } else {
+            firstUnpacked = trimFirst ? (int) layout(file, first).unpackedLength(firstChunkStart,
+                    file.term(first, FileRecord.CHUNK_END)) : file.term(first, FileRecord.UNPACKED);
+            lastUnpacked = trimLast ? (int) layout(file, last).unpackedLength(file.term(last, FileRecord.CHUNK_START),
+                    lastChunkEnd) : file.term(last, FileRecord.UNPACKED);
+        }
+        Plan partial = new Plan(file, offsetInto, first, last + 1, firstChunkStart, firstByteStart, firstUnpacked,
+                lastChunkEnd, lastByteEnd, lastUnpacked, null, null);
+        return withFetch(partial);
+    }
+
+    private ChunkTable layout(FileRecord file, int term) throws IndexException {
+        MerkleHash x = file.xorbs()[file.term(term, FileRecord.XORB)];
+        XorbLayout l = index.xorb(x).orElseThrow(() -> new IndexException("xorb " + x + " of file " + file.fileHash()
+                + " is not in the index", null));
+        return l.chunks();
+    }
+
+    private static Plan empty(FileRecord file) {
+        return new Plan(file, 0, 0, 0, 0, 0, 0, 0, 0, 0, new int[0], new int[0][]);
+    }
+
+    /** §5.4 step 4: per xorb, the kept ranges sorted by chunk start and merged when they overlap or touch. */
+    static Plan withFetch(Plan p) {
+        FileRecord f = p.file();
+        int xorbs = f.xorbs().length;
+        int[] count = new int[xorbs];
+        int[] order = new int[xorbs];
+        int distinct = 0;
+        for (int t = p.firstTerm(); t < p.endTerm(); t++) {
+            int x = f.term(t, FileRecord.XORB);
+            if (count[x]++ == 0) order[distinct++] = x;
+        }
+        int[] offsetOf = new int[xorbs + 1];
+        for (int x = 0; x < xorbs; x++) offsetOf[x + 1] = offsetOf[x] + count[x];
+        // (chunkStart << 32 | term) per xorb segment, then sorted: ranges in chunk order, ties by term.
+        long[] keys = new long[p.termCount()];
+        int[] fill = Arrays.copyOf(offsetOf, xorbs);
+        for (int t = p.firstTerm(); t < p.endTerm(); t++) {
+            int x = f.term(t, FileRecord.XORB);
+            keys[fill[x]++] = ((long) p.chunkStart(t) << 32) | t;
+        }
+        int[][] fetch = new int[xorbs][];
+        int[] buf = new int[4 * Math.max(1, p.termCount())];
+        for (int i = 0; i < distinct; i++) {
+            int x = order[i];
+            int from = offsetOf[x];
+            int to = offsetOf[x + 1];
+            Arrays.sort(keys, from, to);
+            int m = 0;
+            for (int j = from; j < to; j++) {
+                int t = (int) keys[j];
+                int cs = p.chunkStart(t);
+                int ce = p.chunkEnd(t);
+                if (m > 0 && cs <= buf[4 * m - 3]) {
+                    if (ce > buf[4 * m - 3]) {
+                        buf[4 * m - 3] = ce;
+                        buf[4 * m - 1] = p.byteEnd(t);
+                    }
+                } else {
+                    buf[4 * m] = cs;
+                    buf[4 * m + 1] = ce;
+                    buf[4 * m + 2] = p.byteStart(t);
+                    buf[4 * m + 3] = p.byteEnd(t);
+                    m++;
+                }
+            }
+            fetch[x] = Arrays.copyOf(buf, 4 * m);
+        }
+        return new Plan(f, p.offsetIntoFirstRange(), p.firstTerm(), p.endTerm(), p.firstChunkStart(),
+                p.firstByteStart(), p.firstUnpacked(), p.lastChunkEnd(), p.lastByteEnd(), p.lastUnpacked(),
+                Arrays.copyOf(order, distinct), fetch);
+    }
+}

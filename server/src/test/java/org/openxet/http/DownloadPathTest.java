@@ -1,0 +1,231 @@
+package org.openxet.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.openxet.protocol.MerkleHash;
+import org.openxet.service.Access;
+import org.openxet.testing.MiniClient;
+import org.openxet.testing.TestServer;
+import org.openxet.testing.Vectors;
+
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The read side over real HTTP: reconstructions v1/v2 planned from the index, fetched through signed URLs. */
+class DownloadPathTest {
+    static TestServer server;
+    static MiniClient client;
+    static String read;
+    /** file id → input bytes, for every captured file. */
+    static final Map<String, byte[]> FILES = new LinkedHashMap<>();
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = new TestServer();
+        String write = server.writeToken();
+        for (String scenario : UploadPathTest.scenariosInUploadOrder()) {
+            UploadPathTest.uploadScenario(server, scenario, write);
+            for (JsonNode f : Vectors.capture(scenario).get("files")) {
+                FILES.put(f.get("client_xet_hash").asText(), Vectors.inputBytes(f.get("input").asText()));
+            }
+        }
+        read = server.token("user/repo", Access.READ);
+        client = new MiniClient(server, read);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        server.close();
+    }
+
+    @Test
+    void everyFileDownloadsWholeThroughV2AndV1() throws Exception {
+        for (var e : FILES.entrySet()) {
+            for (int version : new int[]{2, 1}) {
+                assertArrayEquals(e.getValue(), client.download(version, e.getKey(), null), e.getKey() + " v" + version);
+                if (e.getValue().length > 0) {
+                    // The JS client always sends a Range, often past the end.
+                    assertArrayEquals(e.getValue(), client.download(version, e.getKey(), "bytes=0-" + (e.getValue().length + 1000)));
+                }
+            }
+        }
+    }
+
+    @Test
+    void rangesAtTheStartMiddleAndEndTrimTermsExactly() throws Exception {
+        for (var e : FILES.entrySet()) {
+            byte[] data = e.getValue();
+            int n = data.length;
+            if (n < 2) continue;
+            long[][] ranges = {{0, 0}, {0, n / 3}, {n / 3, 2L * n / 3}, {n - 1, n - 1}, {n / 2, n - 1}, {1, n - 2},
+                    {8191, 8192}, {65535, 131073}, {n - 70000, n + 5}};
+            for (long[] r : ranges) {
+                long s = Math.max(0, Math.min(r[0], n - 1));
+                long end = Math.max(s, r[1]);
+                byte[] expected = MiniClient.range(data, s, end);
+                for (int version : new int[]{2, 1}) {
+                    byte[] got = client.download(version, e.getKey(), "bytes=" + s + "-" + end);
+                    assertArrayEquals(expected, got, e.getKey() + " v" + version + " bytes=" + s + "-" + end);
+                }
+            }
+            assertArrayEquals(MiniClient.range(data, n / 2, n - 1), client.download(2, e.getKey(), "bytes=" + n / 2 + "-"));
+            assertArrayEquals(MiniClient.range(data, n - 777L > 0 ? n - 777 : 0, n - 1), client.download(2, e.getKey(), "bytes=-777"));
+        }
+    }
+
+    @Test
+    void termsAndFetchInfoFollowTheProtocolShape() throws Exception {
+        // repeat-2m revisits chunks: terms keep their order, fetch ranges are merged per xorb.
+        String id = Vectors.capture("single-repeat-2m").get("files").get(0).get("client_xet_hash").asText();
+        JsonNode v2 = client.reconstruction(2, id, null).json();
+        assertEquals(0, v2.get("offset_into_first_range").asLong());
+        assertEquals(33, v2.get("terms").size() > 0 ? totalChunks(v2.get("terms")) : 0);
+        JsonNode entries = v2.get("xorbs").fields().next().getValue();
+        List<String> urls = new ArrayList<>();
+        for (JsonNode entry : entries) {
+            urls.add(entry.get("url").asText());
+            int prevEnd = -1;
+            for (JsonNode r : entry.get("ranges")) {
+                assertTrue(r.get("chunks").get("start").asInt() > prevEnd, "ranges sorted and merged: " + entry);
+                prevEnd = r.get("chunks").get("end").asInt();
+            }
+        }
+        assertEquals(urls.size(), urls.stream().distinct().count(), "every entry has its own URL");
+        JsonNode v1 = client.reconstruction(1, id, null).json();
+        List<String> v1urls = new ArrayList<>();
+        v1.get("fetch_info").fields().forEachRemaining(f -> f.getValue().forEach(x -> v1urls.add(x.get("url").asText())));
+        assertEquals(v1urls.size(), v1urls.stream().distinct().count());
+    }
+
+    private static int totalChunks(JsonNode terms) {
+        int n = 0;
+        for (JsonNode t : terms) n += t.get("range").get("end").asInt() - t.get("range").get("start").asInt();
+        return n;
+    }
+
+    @Test
+    void statusCodesOfTheReadSide() throws Exception {
+        String r1m = Vectors.capture("single-r1m").get("files").get(0).get("client_xet_hash").asText();
+        String empty = Vectors.capture("single-empty").get("files").get(0).get("client_xet_hash").asText();
+        assertEquals(416, client.reconstruction(2, r1m, "bytes=1048576-1048600").status());
+        assertEquals(416, client.reconstruction(1, r1m, "bytes=2000000-").status());
+        assertEquals(400, client.reconstruction(2, r1m, "bytes=abc").status());
+        assertEquals(400, client.reconstruction(2, r1m, "bytes=0-1,5-9").status());
+        assertEquals(400, client.reconstruction(2, "zz" + r1m.substring(2), null).status());
+        assertEquals(404, client.reconstruction(2, MerkleHash.ofWords(1, 2, 3, 4).hex(), null).status());
+        // The empty file: 200 with no terms, with or without bytes=0-.
+        for (String range : new String[]{null, "bytes=0-1000"}) {
+            MiniClient.Answer a = client.reconstruction(2, empty, range);
+            assertEquals(200, a.status(), a.body());
+            assertEquals(0, a.json().get("terms").size());
+            assertEquals(0, a.json().get("xorbs").size());
+        }
+        // Another scope sees nothing of this scope's files.
+        MiniClient other = new MiniClient(server, server.token("someone/else", Access.READ));
+        MiniClient.Answer hidden = other.reconstruction(2, r1m, null);
+        assertEquals(404, hidden.status());
+        assertTrue(hidden.body().startsWith("{\"error\":\"not_found\""));
+        assertEquals(401, server.get("/v2/reconstructions/" + r1m, null).statusCode());
+        HttpResponse<String> head = server.send(server.request("/v1/files/" + r1m, read)
+                .method("HEAD", HttpRequest.BodyPublishers.noBody()).build());
+        assertEquals(200, head.statusCode());
+        assertEquals("1048576", head.headers().firstValue("content-length").orElseThrow());
+    }
+
+    @Test
+    void batchQueryAnswersKnownFilesAndDropsTheRest() throws Exception {
+        String r1m = Vectors.capture("single-r1m").get("files").get(0).get("client_xet_hash").asText();
+        String r3m = Vectors.capture("single-r3m").get("files").get(0).get("client_xet_hash").asText();
+        HttpResponse<String> r = server.get("/v1/reconstructions?file_id=" + r1m + "&file_id=" + r3m + "&file_id=bad&file_id="
+                + MerkleHash.ofWords(1, 1, 1, 1).hex(), read);
+        assertEquals(200, r.statusCode(), r.body());
+        JsonNode json = new ObjectMapper().readTree(r.body());
+        assertEquals(2, json.get("files").size());
+        assertEquals(2, json.get("fetch_info").size());
+        assertEquals(400, server.get("/v1/reconstructions?file_id=bad", read).statusCode());
+    }
+
+    @Test
+    void signedUrlsRefuseTamperingExpiryAndRangesOutsideTheGrant() throws Exception {
+        String id = Vectors.capture("single-r1m").get("files").get(0).get("client_xet_hash").asText();
+        JsonNode answer = client.reconstruction(2, id, "bytes=0-100000").json();
+        JsonNode entry = answer.get("xorbs").fields().next().getValue().get(0);
+        String url = entry.get("url").asText();
+        JsonNode bytes = entry.get("ranges").get(0).get("bytes");
+        long start = bytes.get("start").asLong();
+        long end = bytes.get("end").asLong();
+        assertEquals(206, fetch(url, "bytes=" + start + "-" + end).statusCode());
+        assertEquals(206, fetch(url, "bytes=" + (start + 10) + "-" + (end - 10)).statusCode());
+        // Outside the grant: past its end, or another part of the object.
+        assertEquals(403, fetch(url, "bytes=" + start + "-" + (end + 1)).statusCode());
+        // Tampered: a widened range, another scope, a later expiry, a flipped tag.
+        assertEquals(403, fetch(url.replace("r=" + start + "-" + end, "r=" + start + "-" + (end + 1000)), null).statusCode());
+        assertEquals(403, fetch(url.replace("&s=user%2Frepo", "&s=other%2Frepo"), null).statusCode());
+        assertEquals(403, fetch(url.replaceAll("&e=(\\d+)", "&e=9$1"), null).statusCode());
+        String tag = url.substring(url.indexOf("&t=") + 3);
+        String flipped = (tag.charAt(0) == 'a' ? "b" : "a") + tag.substring(1);
+        assertEquals(403, fetch(url.replace("&t=" + tag, "&t=" + flipped), null).statusCode());
+        assertEquals(403, fetch(url.substring(0, url.indexOf("&t=")), null).statusCode());
+        // An expired URL, signed with the server's own key.
+        var expired = new org.openxet.service.SignedUrls(server.services().secrets().urlKey(), -10, server.services().clock());
+        String old = expired.url("http://127.0.0.1:" + server.port(), MerkleHash.of(answer.get("terms").get(0).get("hash").asText()),
+                new long[]{start, end}, "user/repo", expired.expiry());
+        assertEquals(403, fetch(old, "bytes=" + start + "-" + end).statusCode());
+        // No Range header: the whole grant.
+        HttpResponse<byte[]> all = fetch(url, null);
+        assertEquals(206, all.statusCode());
+        assertEquals(end - start + 1, all.body().length);
+    }
+
+    @Test
+    void severalRangesComeBackAsMultipartByteranges() throws Exception {
+        String id = Vectors.capture("single-r3m").get("files").get(0).get("client_xet_hash").asText();
+        JsonNode answer = client.reconstruction(2, id, null).json();
+        JsonNode entry = answer.get("xorbs").fields().next().getValue().get(0);
+        long s = entry.get("ranges").get(0).get("bytes").get("start").asLong();
+        long e = entry.get("ranges").get(0).get("bytes").get("end").asLong();
+        HttpResponse<byte[]> whole = fetch(entry.get("url").asText(), "bytes=" + s + "-" + e);
+        HttpResponse<byte[]> multi = fetch(entry.get("url").asText(), "bytes=" + s + "-" + (s + 99) + "," + (e - 49) + "-" + e);
+        assertEquals(206, multi.statusCode());
+        String type = multi.headers().firstValue("content-type").orElseThrow();
+        assertTrue(type.startsWith("multipart/byteranges; boundary="), type);
+        String boundary = type.substring(type.indexOf('=') + 1);
+        List<byte[]> parts = Multipart.parse(multi.body(), boundary);
+        assertEquals(2, parts.size());
+        assertArrayEquals(MiniClient.range(whole.body(), 0, 99), parts.get(0));
+        assertArrayEquals(MiniClient.range(whole.body(), e - s - 49, e - s), parts.get(1));
+        assertEquals(multi.body().length, Long.parseLong(multi.headers().firstValue("content-length").orElseThrow()));
+    }
+
+    private HttpResponse<byte[]> fetch(String url, String range) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).GET();
+        if (range != null) b.header("Range", range);
+        return server.sendBytes(b.build());
+    }
+
+    @Test
+    void fetchUrlsPointAtTheConfiguredPublicUrl() throws Exception {
+        try (TestServer s = new TestServer(c -> c.withPublicUrl("https://cas.example.test/prefix/"))) {
+            String write = s.writeToken();
+            UploadPathTest.uploadScenario(s, "single-r8192", write);
+            String id = Vectors.capture("single-r8192").get("files").get(0).get("client_xet_hash").asText();
+            JsonNode answer = new MiniClient(s, write).reconstruction(2, id, null).json();
+            String url = answer.get("xorbs").fields().next().getValue().get(0).get("url").asText();
+            assertTrue(url.startsWith("https://cas.example.test/prefix/v1/fetch/"), url);
+            assertNotEquals(-1, url.indexOf("&t="));
+        }
+    }
+}
