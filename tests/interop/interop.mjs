@@ -7,6 +7,8 @@
 //   OPENXET_USER_TOKEN  a user token from `openxet user add`: CAS tokens come from the server's
 //                       Hub-style token routes. Without it they are minted with `openxet token`.
 //   OPENXET_BIN, OPENXET_DATA  the launcher and data dir, for the `openxet token` fallback
+//   OPENXET_URL_TTL_SECONDS    the server's signed-URL lifetime when it was started with a short one: enables the
+//                       expired-URL leg (reads again after the URLs expired: 403, then a fresh reconstruction)
 import { readFileSync, existsSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, resolve } from "node:path";
@@ -125,10 +127,10 @@ const modelFiles = ["r131073", "r1m"].map((name) => {
 const requestLog = new RequestLog();
 const userToken = process.env.OPENXET_USER_TOKEN || undefined;
 const tokens = userToken
-	? new RouteTokens(casUrl)
+	? new RouteTokens(casUrl, userToken)
 	: new CliTokens(casUrl, process.env.OPENXET_BIN ?? resolve(here, "../../openxet"), required("OPENXET_DATA"));
-// The package insists on a Hub token that starts with "hf_"; the emulated Hub hands it on to openxet unchanged.
-const hubToken = userToken ?? "hf_interop_emulated_hub_token";
+// The client's token for the emulated Hub (the package refuses one that does not start with "hf_").
+const hubToken = "hf_interop_emulated_hub_token";
 const emulator = await new HubEmulator({
 	tokens,
 	hubToken,
@@ -342,6 +344,43 @@ async function downloadLeg(leg, pkg, repo, list, { options = {}, quick = false, 
 	});
 }
 
+/**
+ * Signed URLs that expire between two reads of the same blob: each reader keeps the reconstruction it loaded, so its
+ * second read gets 403 from the data URL, must re-query the reconstruction and then succeed (§5.8).
+ */
+async function expiredUrlLeg(ttlSeconds) {
+	const readers = [
+		[`v2 parallel (hub ${versions.hub})`, hub, {}],
+		[`v2 sequential (hub ${versions.hub})`, hub, { parallelDownloads: false }],
+		[`v1 (hub ${versions.hubV1})`, hubV1, {}],
+	];
+	const blobs = [];
+	for (const [leg, pkg, options] of readers) {
+		await check(`expired URLs, ${leg}: first read of ${edited5m.path} loads the reconstruction`, async () => {
+			const blob = await pkg.downloadFile({ ...common, repo: bucket, path: edited5m.path, ...options });
+			assertSameBytes(new Uint8Array(await blob.arrayBuffer()), edited5m.bytes, "first read");
+			blobs.push([leg, blob]);
+		});
+	}
+	const waitMs = (ttlSeconds + 2) * 1000;
+	await new Promise((r) => setTimeout(r, waitMs));
+	for (const [leg, blob] of blobs) {
+		await check(`expired URLs, ${leg}: read again after ${waitMs / 1000} s → 403, fresh reconstruction, same bytes`, async () => {
+			const mark = requestLog.mark();
+			assertSameBytes(new Uint8Array(await blob.arrayBuffer()), edited5m.bytes, "second read");
+			const sent = requestLog.since(mark).filter((e) => e.url.origin === casOrigin);
+			const kinds = sent.map((e) => `${casKind(e, casOrigin)} ${e.status}`);
+			const first403 = kinds.findIndex((k) => k === "data 403");
+			assert(first403 >= 0, `no data fetch was refused; the client sent: ${kinds.join(", ")}`);
+			assert(
+				kinds.slice(first403).some((k) => /^reconstruction-v\d 200$/.test(k)),
+				`no reconstruction re-query after the 403: ${kinds.join(", ")}`,
+			);
+			return kinds.join(", ");
+		});
+	}
+}
+
 // ---------------------------------------------------------------- run
 
 let crashed;
@@ -366,6 +405,9 @@ try {
 			api: "/v2/reconstructions",
 		});
 		await downloadLeg(`edited, v1 (hub ${versions.hubV1})`, hubV1, bucket, editedList, { api: "/v1/reconstructions" });
+		const ttl = Number(process.env.OPENXET_URL_TTL_SECONDS);
+		if (ttl > 0) await expiredUrlLeg(ttl);
+		else skip("expired-URL leg", "OPENXET_URL_TTL_SECONDS not set (the server's URLs live too long to wait for)");
 	} else {
 		skip("edited-file download legs", "the edit commit failed");
 	}

@@ -43,7 +43,10 @@ if "$root/openxet" --help 2>/dev/null | grep -q '^ *user '; then
     [ -n "$user_token" ] || { say "openxet user add printed no token"; exit 1; }
 fi
 
-"$root/openxet" serve --host 127.0.0.1 --port "$port" --data "$data" --public-url "$url" >"$log" 2>&1 &
+# Signed fetch URLs live 10 s (default 1 h) so the expired-URL leg can wait them out; every other read takes far less.
+url_ttl=10
+OPENXET_URLS_TTL="PT${url_ttl}S" OPENXET_JAVA_OPTS="${OPENXET_JAVA_OPTS:-} -XX:ErrorFile=$tmp/hs_err_%p.log" \
+    "$root/openxet" serve --host 127.0.0.1 --port "$port" --data "$data" --public-url "$url" >"$log" 2>&1 &
 server_pid=$!
 
 for _ in $(seq 1 300); do
@@ -57,9 +60,20 @@ curl -fsS "$url/health" >/dev/null || { say "no answer on $url/health after 60 s
 say "openxet up at $url ($((SECONDS - started)) s since start)"
 
 status=0
-OPENXET_URL="$url" OPENXET_LOG="$log" OPENXET_USER_TOKEN="$user_token" \
+OPENXET_URL="$url" OPENXET_LOG="$log" OPENXET_USER_TOKEN="$user_token" OPENXET_URL_TTL_SECONDS="$url_ttl" \
     OPENXET_BIN="$root/openxet" OPENXET_DATA="$data" \
     node "$here/interop.mjs" || status=$?
+
+# The server must have survived the whole run.
+if ! kill -0 "$server_pid" 2>/dev/null; then
+    server_status=0; wait "$server_pid" || server_status=$?
+    say "FAIL: the server was no longer running when the test finished (exit status $server_status); its log ends:"
+    tail -n 40 "$log"
+    for f in "$tmp"/hs_err_*.log; do [ -f "$f" ] && { say "JVM crash report $f:"; head -n 40 "$f"; }; done
+    server_pid=""
+    say "done in $((SECONDS - started)) s"
+    exit 1
+fi
 
 # SIGTERM, then make sure it really exited (it has a 30 s grace period for in-flight requests).
 kill -TERM "$server_pid"

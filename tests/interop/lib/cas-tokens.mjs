@@ -3,20 +3,23 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 
 /**
- * openxet's own Hub-style token routes, `GET {casUrl}/api/{type}s/{repo}/xet-{read|write}-token/{rev}`: the request
- * is forwarded with the caller's user token and the answer ({casUrl, accessToken, exp}) is passed back unchanged.
+ * openxet's own Hub-style token routes, `GET {casUrl}/api/{type}s/{repo}/xet-{read|write}-token/{rev}`, called with
+ * the operator's user token (`openxet user add`); the answer ({casUrl, accessToken, exp}) is passed back unchanged.
+ * The emulated Hub holds that user token itself: the client's own Hub token must start with "hf_" (the package
+ * refuses any other), which openxet's user tokens ("oxu_...") do not.
  */
 export class RouteTokens {
-	constructor(casUrl) {
+	constructor(casUrl, userToken) {
 		this.casUrl = casUrl;
+		this.userToken = userToken;
 		this.calls = 0;
 	}
 
-	async get({ access, repoType, repoName, rev, authorization }) {
+	async get({ access, repoType, repoName, rev }) {
 		this.calls++;
 		const resp = await fetch(
 			`${this.casUrl}/api/${repoType}s/${repoName}/xet-${access}-token/${encodeURIComponent(rev)}`,
-			{ headers: authorization ? { Authorization: authorization } : {} },
+			{ headers: { Authorization: `Bearer ${this.userToken}` } },
 		);
 		const text = await resp.text();
 		let json;

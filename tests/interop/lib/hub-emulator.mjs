@@ -19,9 +19,9 @@ const ZERO_HASH = "0".repeat(64);
 
 export class HubEmulator {
 	/**
-	 * @param tokens   source of CAS tokens: `await tokens.get({access, repoType, repoName, rev, authorization})`
+	 * @param tokens   source of CAS tokens: `await tokens.get({access, repoType, repoName, rev})`
 	 *                 → {status, json} as the CAS answered (see cas-tokens.mjs)
-	 * @param hubToken the user token the client must present on every Hub call
+	 * @param hubToken the Hub token the client must present on every Hub call
 	 * @param xetHashBySha256 what the real Hub learns from the CAS for model-repo files: sha256 → Xet file hash
 	 */
 	constructor({ tokens, hubToken, xetHashBySha256 = new Map() }) {
@@ -70,17 +70,18 @@ export class HubEmulator {
 			const p = url.pathname;
 			let m;
 			if (req.method === "GET" && (m = p.match(/^\/api\/(model|dataset|space|bucket)s\/([^/]+\/[^/]+)\/xet-(read|write)-token(?:\/(.+))?$/))) {
-				return await this.#token(send, m[1], m[2], m[3], m[4] ? decodeURIComponent(m[4]) : "main", req);
+				// the bucket flow asks without a revision; openxet's route wants one
+				return await this.#token(send, m[1], m[2], m[3], m[4] ? decodeURIComponent(m[4]) : "main");
 			}
 			if (req.method === "POST" && (m = p.match(/^\/api\/buckets\/([^/]+\/[^/]+)\/batch$/))) {
-				return await this.#bucketBatch(send, m[1], body.toString("utf8"), req);
+				return await this.#bucketBatch(send, m[1], body.toString("utf8"));
 			}
 			if (req.method === "POST" && (m = p.match(/^\/api\/(model|dataset|space)s\/([^/]+\/[^/]+)\/preupload\/(.+)$/))) {
 				const json = JSON.parse(body.toString("utf8"));
 				return send(200, { files: json.files.map((f) => ({ path: f.path, uploadMode: "lfs", shouldIgnore: false })) });
 			}
 			if (req.method === "POST" && (m = p.match(/^\/(?:(dataset|space)s\/)?([^/]+\/[^/]+)\.git\/info\/lfs\/objects\/batch$/))) {
-				return await this.#lfsBatch(send, m[1] ?? "model", m[2], JSON.parse(body.toString("utf8")), req);
+				return await this.#lfsBatch(send, m[1] ?? "model", m[2], JSON.parse(body.toString("utf8")));
 			}
 			if (req.method === "POST" && (m = p.match(/^\/api\/(model|dataset|space)s\/([^/]+\/[^/]+)\/commit\/(.+)$/))) {
 				return this.#commit(send, m[1], m[2], body.toString("utf8"));
@@ -99,13 +100,13 @@ export class HubEmulator {
 	}
 
 	/** A CAS token, as the CAS (or its operator CLI) issued it: status and body passed through unchanged. */
-	async #token(send, type, name, access, rev, req) {
-		const answer = await this.tokens.get({ access, repoType: type, repoName: name, rev, authorization: req.headers.authorization });
+	async #token(send, type, name, access, rev) {
+		const answer = await this.tokens.get({ access, repoType: type, repoName: name, rev });
 		return send(answer.status, answer.json ?? answer.text);
 	}
 
-	async #casToken(access, type, name, rev, authorization) {
-		const answer = await this.tokens.get({ access, repoType: type, repoName: name, rev, authorization });
+	async #casToken(access, type, name, rev) {
+		const answer = await this.tokens.get({ access, repoType: type, repoName: name, rev });
 		if (answer.status !== 200) {
 			throw new Error(`CAS ${access} token for ${type}s/${name}: HTTP ${answer.status} ${answer.text ?? JSON.stringify(answer.json)}`);
 		}
@@ -116,7 +117,7 @@ export class HubEmulator {
 	 * Bucket commit: the client reports only path and Xet hash. Like the Hub, ask the CAS for the file's size: a
 	 * reconstruction without Range covers the whole file (the zero hash is the empty file and needs no question).
 	 */
-	async #bucketBatch(send, name, ndjson, req) {
+	async #bucketBatch(send, name, ndjson) {
 		const files = this.#repoFiles("bucket", name);
 		const ops = ndjson.split("\n").filter(Boolean).map((line) => JSON.parse(line));
 		const failed = [];
@@ -126,7 +127,7 @@ export class HubEmulator {
 				continue;
 			}
 			try {
-				files.set(op.path, { xetHash: op.xetHash, size: await this.#sizeFromCas("bucket", name, op.xetHash, req.headers.authorization) });
+				files.set(op.path, { xetHash: op.xetHash, size: await this.#sizeFromCas("bucket", name, op.xetHash) });
 			} catch (err) {
 				failed.push({ path: op.path, error: String(err.message ?? err) });
 			}
@@ -140,9 +141,9 @@ export class HubEmulator {
 		});
 	}
 
-	async #sizeFromCas(type, name, xetHash, authorization) {
+	async #sizeFromCas(type, name, xetHash) {
 		if (xetHash === ZERO_HASH) return 0;
-		const token = await this.#casToken("read", type, name, "main", authorization);
+		const token = await this.#casToken("read", type, name, "main");
 		const resp = await fetch(`${token.casUrl}/v2/reconstructions/${xetHash}`, {
 			headers: { Authorization: `Bearer ${token.accessToken}` },
 		});
@@ -152,12 +153,12 @@ export class HubEmulator {
 	}
 
 	/** LFS batch with the "xet" transfer: the first CAS write token travels in the upload action's headers. */
-	async #lfsBatch(send, type, name, batch, req) {
+	async #lfsBatch(send, type, name, batch) {
 		const rev = batch.ref?.name ?? "main";
 		if (!batch.transfers?.includes("xet")) {
 			return send(400, { message: "emulated hub: only the xet transfer is offered" });
 		}
-		const token = await this.#casToken("write", type, name, rev, req.headers.authorization);
+		const token = await this.#casToken("write", type, name, rev);
 		const sessionId = randomUUID();
 		const typePath = type === "model" ? "" : `${type}s/`;
 		return send(
