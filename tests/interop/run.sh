@@ -26,7 +26,7 @@ cleanup() {
     if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
         kill -KILL "$server_pid" 2>/dev/null || true
     fi
-    rm -rf "$tmp"
+    [ -n "${INTEROP_KEEP_LOG:-}" ] && cp "$log" "$INTEROP_KEEP_LOG"; rm -rf "$tmp"
 }
 trap cleanup EXIT
 
@@ -36,12 +36,9 @@ data="$tmp/data"
 log="$tmp/server.log"
 mkdir -p "$data"
 
-# A user for the Hub-style token routes, when this server has them (`openxet user add`).
-user_token=""
-if "$root/openxet" --help 2>/dev/null | grep -q '^ *user '; then
-    user_token=$("$root/openxet" user add --data "$data" --name interop --repos '*' --write 2>/dev/null | tail -n 1)
-    [ -n "$user_token" ] || { say "openxet user add printed no token"; exit 1; }
-fi
+# The operator's user for the Hub-style token routes: the emulated Hub gets every CAS token through them.
+user_token=$("$root/openxet" user add --data "$data" --name interop --repos '*' --write 2>/dev/null | tail -n 1)
+[ -n "$user_token" ] || { say "openxet user add printed no token"; exit 1; }
 
 # Signed fetch URLs live 10 s (default 1 h) so the expired-URL leg can wait them out; every other read takes far less.
 url_ttl=10
@@ -61,7 +58,6 @@ say "openxet up at $url ($((SECONDS - started)) s since start)"
 
 status=0
 OPENXET_URL="$url" OPENXET_LOG="$log" OPENXET_USER_TOKEN="$user_token" OPENXET_URL_TTL_SECONDS="$url_ttl" \
-    OPENXET_BIN="$root/openxet" OPENXET_DATA="$data" \
     node "$here/interop.mjs" || status=$?
 
 # The server must have survived the whole run.

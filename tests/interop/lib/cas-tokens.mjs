@@ -1,6 +1,4 @@
 // Where the emulated Hub gets CAS tokens from.
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 
 /**
  * openxet's own Hub-style token routes, `GET {casUrl}/api/{type}s/{repo}/xet-{read|write}-token/{rev}`, called with
@@ -29,31 +27,5 @@ export class RouteTokens {
 			json = undefined;
 		}
 		return { status: resp.status, json, text };
-	}
-}
-
-/** Fallback for a server without the token routes: mint with `./openxet token` (one JVM start per scope and level). */
-export class CliTokens {
-	constructor(casUrl, openxet, dataDir) {
-		this.casUrl = casUrl;
-		this.openxet = openxet;
-		this.dataDir = dataDir;
-		this.cache = new Map();
-		this.calls = 0;
-	}
-
-	async get({ access, repoName }) {
-		this.calls++;
-		const key = `${access} ${repoName}`;
-		if (!this.cache.has(key)) {
-			this.cache.set(
-				key,
-				promisify(execFile)(this.openxet, ["token", "--data", this.dataDir, "--repo", repoName, `--${access}`, "--ttl", "1h"]).then(
-					({ stdout }) => ({ accessToken: stdout.trim(), exp: Math.floor(Date.now() / 1000) + 3600 }),
-				),
-			);
-		}
-		const { accessToken, exp } = await this.cache.get(key);
-		return { status: 200, json: { casUrl: this.casUrl, accessToken, exp } };
 	}
 }

@@ -65,6 +65,7 @@ export function casKind(entry, casOrigin) {
 	if (p.startsWith("/v1/chunks/")) return "dedup";
 	if (p.startsWith("/v2/reconstructions")) return "reconstruction-v2";
 	if (p.startsWith("/v1/reconstructions")) return "reconstruction-v1";
+	if (p.startsWith("/v2/file-chunk-hashes/")) return "file-chunk-hashes";
 	if (p.startsWith("/api/")) return "token";
 	if (p === "/v1/telemetry") return "telemetry";
 	return "data";
