@@ -16,7 +16,7 @@ import * as hubV1 from "hub-v1";
 import { HubEmulator } from "./lib/hub-emulator.mjs";
 import { RouteTokens } from "./lib/cas-tokens.mjs";
 import { RequestLog, casKind } from "./lib/recording-fetch.mjs";
-import { splitmix64, repeat, patch, sha256Hex, vectorInput } from "./lib/inputs.mjs";
+import { splitmix64, aesCtr, repeat, patch, sha256Hex, vectorInput } from "./lib/inputs.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const casUrl = required("OPENXET_URL").replace(/\/+$/, "");
@@ -115,6 +115,8 @@ const files = [
 	{ path: "repeat-20m.bin", bytes: repeat(splitmix64(20, MiB + 7), 20 * MiB + 1234) },
 ];
 const edited5m = { path: "random-5m.bin", bytes: patch(random5m, EDIT_AT, splitmix64(99, 100)), editAt: EDIT_AT };
+// More than one xorb's worth (the client closes a xorb at 64 MiB): a reconstruction that spans xorbs in sequence.
+const large = { path: "random-70m.bin", bytes: aesCtr(70, 70 * MiB + 999), boundaryNear: 64 * MiB };
 const vectorsDir = resolve(here, "../../testdata/vectors");
 const modelFiles = ["r131073", "r1m"].map((name) => {
 	const v = vectorInput(vectorsDir, name);
@@ -280,6 +282,45 @@ async function editOperationLeg() {
 	}
 }
 
+/** A file larger than one xorb: uploaded as several xorbs, read back across the boundary. */
+async function largeFileLeg() {
+	const ok = await check(`bucket commit of ${large.path} (${fmtBytes(large.bytes.length)}, more than one xorb)`, async () => {
+		const sent = await commitAndRecord(bucket, addOps([large]), "interop: large file");
+		assert(sent.xorbs.length >= 2, `${sent.xorbs.length} xorb POSTs for ${fmtBytes(large.bytes.length)} of random data`);
+		const e = emulator.files.get("bucket/interop/files")?.get(large.path);
+		assert(e?.size === large.bytes.length, `registered size ${e?.size}, expected ${large.bytes.length}`);
+		return `${sent.xorbs.length} xorbs (${sent.xorbs.map((x) => fmtBytes(x.reqBytes)).join(" + ")}), ${sent.shards.length} shard`;
+	});
+	if (!ok) return skip("large-file download legs", "the commit failed");
+	await downloadLeg(`large, v2 parallel (hub ${versions.hub})`, hub, bucket, [large], { quick: true, api: "/v2/reconstructions" });
+	await downloadLeg(`large, v2 sequential (hub ${versions.hub})`, hub, bucket, [large], {
+		options: { parallelDownloads: false },
+		quick: true,
+		api: "/v2/reconstructions",
+	});
+	await downloadLeg(`large, v1 (hub ${versions.hubV1})`, hubV1, bucket, [large], { quick: true, api: "/v1/reconstructions" });
+}
+
+/** Every base file read at once, by both packages, parallel and sequential readers mixed. */
+async function concurrentLeg() {
+	await check(`concurrent: ${files.length} files × 3 readers at once, byte-compared`, async () => {
+		const readers = [
+			[hub, {}],
+			[hub, { parallelDownloads: false }],
+			[hubV1, {}],
+		];
+		const jobs = readers.flatMap(([pkg, options]) =>
+			files.map(async (f) => {
+				const blob = await pkg.downloadFile({ ...common, repo: bucket, path: f.path, ...options });
+				assertSameBytes(new Uint8Array(await blob.arrayBuffer()), f.bytes, `${f.path}`);
+				return f.bytes.length;
+			}),
+		);
+		const sizes = await Promise.all(jobs);
+		return `${jobs.length} reads, ${fmtBytes(sizes.reduce((a, b) => a + b, 0))}`;
+	});
+}
+
 async function modelUploadLeg() {
 	return check(`model-repo commit (LFS batch → xet transfer): ${modelFiles.map((f) => f.path).join(", ")}`, async () => {
 		const sent = await commitAndRecord(model, addOps(modelFiles), "interop: model files");
@@ -295,7 +336,7 @@ async function modelUploadLeg() {
 // ---------------------------------------------------------------- download
 
 /** The reads done on one file: [label, (blob) → Uint8Array, expected bytes]. */
-function readsFor(bytes, { quick = false, editAt } = {}) {
+function readsFor(bytes, { quick = false, editAt, boundaryNear } = {}) {
 	const n = bytes.length;
 	const buf = async (blob) => new Uint8Array(await blob.arrayBuffer());
 	const reads = [["full read", (b) => buf(b), bytes]];
@@ -317,6 +358,10 @@ function readsFor(bytes, { quick = false, editAt } = {}) {
 			const e = 777, f = Math.floor((d - c) / 2);
 			reads.push([`slice of a slice of a slice`, (x) => buf(x.slice(a, b).slice(c, d).slice(e, f)), bytes.subarray(a + c + e, a + c + f)]);
 		}
+	}
+	if (boundaryNear !== undefined) {
+		const s = boundaryNear - 400_000, e = boundaryNear + 100_000;
+		reads.push([`slice across the xorb boundary [${s}, ${e})`, (b) => buf(b.slice(s, e)), bytes.subarray(s, e)]);
 	}
 	if (editAt !== undefined) {
 		const s = editAt - 70_000, e = editAt + 170_000;
@@ -341,7 +386,7 @@ function readsFor(bytes, { quick = false, editAt } = {}) {
 async function downloadLeg(leg, pkg, repo, list, { options = {}, quick = false, api }) {
 	const mark = requestLog.mark();
 	for (const f of list) {
-		const reads = readsFor(f.bytes, { quick, editAt: f.editAt });
+		const reads = readsFor(f.bytes, { quick, editAt: f.editAt, boundaryNear: f.boundaryNear });
 		for (const [label, read, expected] of reads) {
 			await check(`${leg}: ${f.path} ${label}`, async () => {
 				const blob = await pkg.downloadFile({ ...common, repo, path: f.path, ...options });
@@ -425,6 +470,7 @@ try {
 			api: "/v2/reconstructions",
 		});
 		await downloadLeg(`v1 (hub ${versions.hubV1})`, hubV1, bucket, files, { api: "/v1/reconstructions" });
+		await concurrentLeg();
 	} else {
 		skip("bucket download legs", "the base commit failed");
 	}
@@ -444,6 +490,8 @@ try {
 	} else {
 		skip("edited-file download legs", "the edit commit failed");
 	}
+
+	await largeFileLeg();
 
 	if (await modelUploadLeg()) {
 		await downloadLeg(`model repo, v2 (hub ${versions.hub})`, hub, model, modelFiles, { quick: true, api: "/v2/reconstructions" });
