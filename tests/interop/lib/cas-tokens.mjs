@@ -3,8 +3,8 @@
 /**
  * openxet's own Hub-style token routes, `GET {casUrl}/api/{type}s/{repo}/xet-{read|write}-token/{rev}`, called with
  * the operator's user token (`openxet user add`); the answer ({casUrl, accessToken, exp}) is passed back unchanged.
- * The emulated Hub holds that user token itself: the client's own Hub token must start with "hf_" (the package
- * refuses any other), which openxet's user tokens ("oxu_...") do not.
+ * The emulated Hub holds that user token itself and gives the client a Hub token of its own ("hf_..."), as the real
+ * Hub would.
  */
 export class RouteTokens {
 	constructor(casUrl, userToken) {

@@ -125,7 +125,7 @@ class CliTest {
     void userAddPrintsATokenOnce(@TempDir Path dir) throws Exception {
         Run r = run("user", "add", "--data", dir.toString(), "--name", "alice", "--repos", "models/alice/*", "--write");
         assertEquals(0, r.exit(), r.err());
-        assertTrue(r.out().startsWith("oxu_"));
+        assertTrue(r.out().startsWith("hf_openxet_"));
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("users.json"))));
     }
 }
