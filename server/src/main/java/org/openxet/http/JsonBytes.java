@@ -68,6 +68,64 @@ public final class JsonBytes {
         return this;
     }
 
+    /**
+     * Makes room for {@code max} more bytes and returns the buffer; write at {@link #position()}, then
+     * {@link #position(int)}. The hot loops use this to write a whole record with one capacity check.
+     */
+    public byte[] reserve(int max) {
+        ensure(max);
+        return buf;
+    }
+
+    public int position() {
+        return n;
+    }
+
+    public void position(int p) {
+        n = p;
+    }
+
+    private static final long[] POW10 = {1L, 10L, 100L, 1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L,
+            100_000_000L, 1_000_000_000L, 10_000_000_000L, 100_000_000_000L, 1_000_000_000_000L};
+
+    /** Writes a non-negative {@code v} below 10^12 at {@code b[p]}; returns the position after it. */
+    public static int putNum(byte[] b, int p, long v) {
+        int len = 1;
+        while (len < 12 && v >= POW10[len]) {
+            len++;
+        }
+        int end = p + len;
+        int q = end;
+        if (v < Integer.MAX_VALUE) {
+            int iv = (int) v;
+            while (iv >= 100) {
+                int r = iv % 100;
+                iv /= 100;
+                b[--q] = DIGITS2[2 * r + 1];
+                b[--q] = DIGITS2[2 * r];
+            }
+            if (iv >= 10) {
+                b[--q] = DIGITS2[2 * iv + 1];
+                b[--q] = DIGITS2[2 * iv];
+            } else {
+                b[--q] = (byte) ('0' + iv);
+            }
+            return end;
+        }
+        while (v >= 10) {
+            b[--q] = (byte) ('0' + v % 10);
+            v /= 10;
+        }
+        b[--q] = (byte) ('0' + v);
+        return end;
+    }
+
+    /** Copies {@code src} to {@code b[p]}; returns the position after it. */
+    public static int put(byte[] b, int p, byte[] src) {
+        System.arraycopy(src, 0, b, p, src.length);
+        return p + src.length;
+    }
+
     /** A non-negative decimal. */
     public JsonBytes num(long v) {
         ensure(20);

@@ -44,15 +44,49 @@ public final class ReconstructionJson {
         return hex;
     }
 
+    /** Largest term record: the head below, three numbers and the fixed fragments. */
+    private static final int MAX_TERM = 80 + 3 * 12 + 32;
+
+    /**
+     * {@code {"hash":"<hex>","unpacked_length":} per xorb, built once per answer: a term then costs one copy of it,
+     * three numbers and two fixed fragments, written with a single capacity check.
+     */
+    static byte[][] termHeads(byte[][] hex) {
+        byte[][] heads = new byte[hex.length][];
+        for (int i = 0; i < hex.length; i++) {
+            byte[] h = new byte[TERM_HASH.length + 2 + hex[i].length + UNPACKED.length];
+            int p = JsonBytes.put(h, 0, TERM_HASH);
+            h[p++] = '"';
+            p = JsonBytes.put(h, p, hex[i]);
+            h[p++] = '"';
+            JsonBytes.put(h, p, UNPACKED);
+            heads[i] = h;
+        }
+        return heads;
+    }
+
     static void writeTerms(JsonBytes out, Plan p, byte[][] hex) {
         FileRecord f = p.file();
+        byte[][] heads = termHeads(hex);
+        int[] terms = f.terms();
         for (int t = p.firstTerm(); t < p.endTerm(); t++) {
-            if (t > p.firstTerm()) out.ch(',');
-            out.raw(TERM_HASH).ch('"').raw(hex[f.term(t, FileRecord.XORB)]).ch('"')
-                    .raw(UNPACKED).num(p.unpacked(t))
-                    .raw(RANGE_START).num(p.chunkStart(t)).raw(END).num(p.chunkEnd(t)).raw(CLOSE2);
+            byte[] b = out.reserve(MAX_TERM);
+            int q = out.position();
+            if (t > p.firstTerm()) b[q++] = ',';
+            q = JsonBytes.put(b, q, heads[terms[t * FileRecord.TERM_INTS + FileRecord.XORB]]);
+            q = JsonBytes.putNum(b, q, p.unpacked(t));
+            q = JsonBytes.put(b, q, RANGE_START);
+            q = JsonBytes.putNum(b, q, p.chunkStart(t));
+            q = JsonBytes.put(b, q, END);
+            q = JsonBytes.putNum(b, q, p.chunkEnd(t));
+            b[q++] = '}';
+            b[q++] = '}';
+            out.position(q);
         }
     }
+
+    /** Largest v2 range record: fixed fragments and four numbers. */
+    private static final int MAX_RANGE = 64 + 4 * 12;
 
     /** The v2 answer: terms, then per xorb entries of at most ~7 KiB of ranges, each entry with its own URL. */
     public static void writeV2(JsonBytes out, Plan p, UrlSigner signer) {
@@ -74,8 +108,13 @@ public final class ReconstructionJson {
                 ranges.reset();
                 int to = from;
                 while (to < m && (to == from || ranges.length() < MAX_RANGES_TEXT)) {
-                    if (to > from) ranges.ch(',');
-                    ranges.num(d[4 * to + 2]).ch('-').num(d[4 * to + 3] - 1L);
+                    byte[] b = ranges.reserve(26);
+                    int q = ranges.position();
+                    if (to > from) b[q++] = ',';
+                    q = JsonBytes.putNum(b, q, d[4 * to + 2]);
+                    b[q++] = '-';
+                    q = JsonBytes.putNum(b, q, d[4 * to + 3] - 1L);
+                    ranges.position(q);
                     to++;
                 }
                 if (!firstEntry) out.ch(',');
@@ -84,9 +123,20 @@ public final class ReconstructionJson {
                 signer.write(out, hex[x], ranges.array(), ranges.length());
                 out.raw(RANGES);
                 for (int k = from; k < to; k++) {
-                    if (k > from) out.ch(',');
-                    out.raw(CHUNKS).num(d[4 * k]).raw(END).num(d[4 * k + 1])
-                            .raw(BYTES).num(d[4 * k + 2]).raw(END).num(d[4 * k + 3] - 1L).raw(CLOSE2);
+                    byte[] b = out.reserve(MAX_RANGE);
+                    int q = out.position();
+                    if (k > from) b[q++] = ',';
+                    q = JsonBytes.put(b, q, CHUNKS);
+                    q = JsonBytes.putNum(b, q, d[4 * k]);
+                    q = JsonBytes.put(b, q, END);
+                    q = JsonBytes.putNum(b, q, d[4 * k + 1]);
+                    q = JsonBytes.put(b, q, BYTES);
+                    q = JsonBytes.putNum(b, q, d[4 * k + 2]);
+                    q = JsonBytes.put(b, q, END);
+                    q = JsonBytes.putNum(b, q, d[4 * k + 3] - 1L);
+                    b[q++] = '}';
+                    b[q++] = '}';
+                    out.position(q);
                 }
                 out.raw(END_ENTRY);
                 from = to;

@@ -24,7 +24,8 @@ import java.util.regex.Pattern;
 final class TokenRoutes {
     /** Clients refresh 30 s before expiry (§7); an hour keeps refreshes rare. */
     static final Duration TTL = Duration.ofHours(1);
-    private static final Pattern PATH = Pattern.compile("^/api/(models|datasets|spaces|buckets)/(.+)/xet-(read|write)-token/([^/]+)$");
+    /** The revision is optional: the JS client's bucket flow asks without one. */
+    private static final Pattern PATH = Pattern.compile("^/api/(models|datasets|spaces|buckets)/(.+?)/xet-(read|write)-token(?:/([^/]+))?$");
 
     private final Services services;
     private final Users users;

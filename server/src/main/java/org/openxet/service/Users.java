@@ -100,7 +100,8 @@ public final class Users {
         all.removeIf(u -> u.name().equals(name));
         byte[] secret = new byte[32];
         new SecureRandom().nextBytes(secret);
-        String token = "oxu_" + Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
+        // "hf_" because @huggingface/hub refuses access tokens without it; the rest says whose token it is.
+        String token = "hf_openxet_" + Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
         all.add(new User(name, sha256(token), List.copyOf(repos), access.claim()));
         Files.createDirectories(file.getParent());
         Path tmp = file.resolveSibling(FILE + ".new");

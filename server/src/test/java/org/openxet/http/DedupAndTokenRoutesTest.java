@@ -104,13 +104,20 @@ class DedupAndTokenRoutesTest {
             assertEquals(403, s.get("/api/models/alice/shared/xet-write-token/main", bob).statusCode());
             assertEquals(403, s.get("/api/models/alice/llama/xet-read-token/main", bob).statusCode());
             assertEquals(403, s.get("/api/datasets/alice/llama/xet-read-token/main", alice).statusCode());
-            assertEquals(401, s.get("/api/models/alice/llama/xet-read-token/main", "oxu_wrong").statusCode());
+            assertEquals(401, s.get("/api/models/alice/llama/xet-read-token/main", "hf_openxet_wrong").statusCode());
             assertEquals(401, s.get("/api/models/alice/llama/xet-read-token/main", null).statusCode());
             assertEquals(404, s.get("/api/models/alice/llama/other", alice).statusCode());
+            // The JS client's bucket flow asks without a revision.
+            users.add("carol", List.of("buckets/carol/*"), Access.WRITE);
+            String carol = users.add("carol", List.of("buckets/carol/*"), Access.WRITE);
+            HttpResponse<String> bucket = s.get("/api/buckets/carol/files/xet-write-token", carol);
+            assertEquals(200, bucket.statusCode(), bucket.body());
+            assertEquals("buckets/carol/files", s.services().tokens().verify(
+                    new ObjectMapper().readTree(bucket.body()).get("accessToken").asText()).scope());
             // The user file keeps no usable token.
             String file = java.nio.file.Files.readString(s.dataDir().resolve(Users.FILE));
             assertFalse(file.contains(alice));
-            assertNull(users.authenticate("oxu_nothing"));
+            assertNull(users.authenticate("hf_openxet_nothing"));
         }
     }
 }

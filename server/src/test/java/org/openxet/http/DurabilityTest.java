@@ -155,9 +155,10 @@ class DurabilityTest {
                 assertEquals(200, head.statusCode(), h.hex());
             }
         } finally {
-            again.destroy();
+            again.destroy(); // SIGTERM: a graceful stop
             again.waitFor();
         }
+        assertTrue(!Files.exists(data.resolve("RUNNING")), "SIGTERM must end in a clean stop");
         // After a clean stop, look at the files directly: bucket and index agree, no temp or partial object.
         LocalBucket bucket = new LocalBucket(data.resolve("bucket"));
         assertEquals(List.of(), bucket.tempFiles());

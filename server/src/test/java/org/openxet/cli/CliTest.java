@@ -1,0 +1,131 @@
+package org.openxet.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openxet.service.Access;
+import org.openxet.service.Grant;
+import org.openxet.service.Secrets;
+import org.openxet.service.Tokens;
+import org.openxet.testing.Vectors;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The CLI users debug their uploads with: exit codes and one-line JSON outputs. */
+class CliTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    record Run(int exit, String out, String err) {
+        JsonNode json() throws Exception {
+            return JSON.readTree(out);
+        }
+    }
+
+    static synchronized Run run(String... args) {
+        PrintStream oldOut = System.out;
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            int exit = Main.run(args);
+            return new Run(exit, out.toString(StandardCharsets.UTF_8).strip(), err.toString(StandardCharsets.UTF_8).strip());
+        } finally {
+            System.setOut(oldOut);
+            System.setErr(oldErr);
+        }
+    }
+
+    @Test
+    void versionReportsTheBackendsThatLoaded() throws Exception {
+        Run r = run("version");
+        assertEquals(0, r.exit());
+        JsonNode v = r.json();
+        assertEquals(Runtime.version().toString(), v.get("jdk").asText());
+        assertTrue(v.get("blake3").asText().matches("ffm|java"));
+        assertTrue(v.get("lz4").asText().matches("ffm|jni|java"));
+        assertTrue(v.get("version").asText().length() > 0);
+    }
+
+    @Test
+    void hashPrintsTheXetCoreFileHash(@TempDir Path dir) throws Exception {
+        for (String input : new String[]{"r3m", "empty", "r131073"}) {
+            Path f = dir.resolve(input);
+            Files.write(f, Vectors.inputBytes(input));
+            Run r = run("hash", f.toString());
+            assertEquals(0, r.exit(), r.err());
+            JsonNode ref = Vectors.input(input).get("xet_core_reference");
+            assertEquals(ref.get("file_hash").asText(), r.json().get("file_hash").asText());
+            assertEquals(ref.get("chunk_count").asInt(), r.json().get("chunks").asInt());
+            assertEquals(Vectors.input(input).get("size").asLong(), r.json().get("size").asLong());
+        }
+    }
+
+    @Test
+    void xorbInfoValidatesAndExplainsFailures(@TempDir Path dir) throws Exception {
+        JsonNode x = Vectors.capture("single-u32ramp-256k").get("xorbs").get(0);
+        Path body = Vectors.dir().resolve(x.get("file").asText());
+        Run ok = run("xorb-info", "--expect", x.get("xorb_hash").asText(), body.toString());
+        assertEquals(0, ok.exit(), ok.err());
+        assertEquals(x.get("xorb_hash").asText(), ok.json().get("xorb_hash").asText());
+        assertEquals(6, ok.json().get("compression").get("bg4_lz4").asInt());
+        assertEquals(Files.size(body), ok.json().get("body_bytes").asLong());
+
+        Run mismatch = run("xorb-info", "--expect", "00".repeat(32), body.toString());
+        assertEquals(1, mismatch.exit());
+        assertTrue(mismatch.err().contains("hash mismatch"), mismatch.err());
+        assertEquals(1, mismatch.err().lines().count());
+
+        Path bad = dir.resolve("bad");
+        Files.write(bad, new byte[]{0, 1, 2});
+        assertEquals(1, run("xorb-info", bad.toString()).exit());
+        assertEquals(2, run("xorb-info", "--expect", "nothex", body.toString()).exit());
+    }
+
+    @Test
+    void shardInfoPrintsTheShardAsJson(@TempDir Path dir) throws Exception {
+        Path shard = Vectors.dir().resolve("scenarios/model-flow-r131073/shard-0.bin");
+        Run r = run("shard-info", shard.toString());
+        assertEquals(0, r.exit(), r.err());
+        JsonNode files = r.json().get("files");
+        assertEquals(Vectors.capture("model-flow-r131073").get("files").get(0).get("client_xet_hash").asText(),
+                files.get(0).get("hash").asText());
+        assertTrue(files.get(0).get("sha256").isTextual());
+        Path bad = dir.resolve("bad");
+        Files.write(bad, Vectors.splitmix(3, 500));
+        Run fail = run("shard-info", bad.toString());
+        assertEquals(1, fail.exit());
+        assertTrue(fail.err().contains("invalid shard"));
+    }
+
+    @Test
+    void tokenMintsAVerifiableTokenAndKeysArePrivate(@TempDir Path dir) throws Exception {
+        Run r = run("token", "--data", dir.toString(), "--repo", "models/a/b", "--read", "--ttl", "30m");
+        assertEquals(0, r.exit(), r.err());
+        Grant g = new Tokens(Secrets.loadOrCreate(dir).tokenKey()).verify(r.out());
+        assertEquals("models/a/b", g.scope());
+        assertEquals(Access.READ, g.access());
+        long left = g.expiresAt() - System.currentTimeMillis() / 1000;
+        assertTrue(left > 29 * 60 && left <= 30 * 60, "ttl " + left);
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve(Secrets.FILE))));
+        assertEquals(2, run("token", "--data", dir.toString(), "--repo", "x").exit(), "--read or --write is required");
+    }
+
+    @Test
+    void userAddPrintsATokenOnce(@TempDir Path dir) throws Exception {
+        Run r = run("user", "add", "--data", dir.toString(), "--name", "alice", "--repos", "models/alice/*", "--write");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().startsWith("hf_openxet_"));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("users.json"))));
+    }
+}
