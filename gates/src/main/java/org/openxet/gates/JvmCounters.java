@@ -30,7 +30,8 @@ record JvmCounters(long gcCount, long gcMillis, long allocatedBytes, long cpuNan
         if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
             cpu = os.getProcessCpuTime();
         }
-        return new JvmCounters(count, millis, allocated, cpu, ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime());
+        long caller = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+        return new JvmCounters(count, millis, allocated, cpu, caller);
     }
 
     JvmCounters since(JvmCounters before) {
@@ -41,9 +42,10 @@ record JvmCounters(long gcCount, long gcMillis, long allocatedBytes, long cpuNan
     }
 
     String describe(int requests) {
-        return String.format(java.util.Locale.ROOT,
-                "per request: %.1f ms process CPU (%.1f of it the client thread), %.1f MB allocated; %d GC pauses, %d ms paused in all",
-                cpuMillisPer(requests), callerCpuNanos < 0 ? Double.NaN : callerCpuNanos / 1e6 / requests, allocatedBytes < 0 ? Double.NaN : allocatedBytes / 1e6 / requests, gcCount, gcMillis);
+        return String.format(java.util.Locale.ROOT, "per request: %.1f ms process CPU (%.1f of it the client thread), "
+                        + "%.1f MB allocated; %d GC pauses, %d ms paused in all", cpuMillisPer(requests),
+                callerCpuNanos < 0 ? Double.NaN : callerCpuNanos / 1e6 / requests,
+                allocatedBytes < 0 ? Double.NaN : allocatedBytes / 1e6 / requests, gcCount, gcMillis);
     }
 
     double cpuMillisPer(int requests) {

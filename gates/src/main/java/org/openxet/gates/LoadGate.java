@@ -120,6 +120,7 @@ final class LoadGate {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("achieved_rps", Stats.r3(res.achieved()));
                 m.put("p50_ms", Stats.r3(res.ms(50)));
+                m.put("p90_ms", Stats.r3(res.ms(90)));
                 m.put("p99_ms", Stats.r3(res.ms(99)));
                 m.put("p999_ms", Stats.r3(res.ms(99.9)));
                 m.put("max_ms", Stats.r3(res.latency().getTotalCount() == 0 ? Double.NaN : res.latency().getMaxValue() / 1000.0));
@@ -154,8 +155,8 @@ final class LoadGate {
 
     private static String line(RateResult r) {
         return String.format(java.util.Locale.ROOT,
-                "sent %,d ok %,d errors %d achieved %.1f/s  p50 %s  p99 %s  p99.9 %s  max %s", r.sent(), r.ok(),
-                r.errors(), r.achieved(), Stats.ms(r.ms(50)), Stats.ms(r.ms(99)), Stats.ms(r.ms(99.9)),
+                "sent %,d ok %,d errors %d achieved %.1f/s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s", r.sent(), r.ok(),
+                r.errors(), r.achieved(), Stats.ms(r.ms(50)), Stats.ms(r.ms(90)), Stats.ms(r.ms(99)), Stats.ms(r.ms(99.9)),
                 Stats.ms(r.latency().getTotalCount() == 0 ? Double.NaN : r.latency().getMaxValue() / 1000.0));
     }
 

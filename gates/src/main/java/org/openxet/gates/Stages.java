@@ -23,7 +23,8 @@ import java.util.Map;
  * the file record read ({@code Index.file}; and of that, the bare SQLite query and BLOB fetch on a connection of the
  * gate's own, the rest being decode), the plan, URL signing alone (what {@code writeV2} signs, grouped the same way),
  * the whole {@code ReconstructionJson.writeV2} into a reused in-memory {@link JsonBytes} (signing included), and the
- * body hand-over: the HTTP median minus file, plan and writing, i.e. Helidon, the socket and the client.
+ * body hand-over: the HTTP median minus file, plan and writing, i.e. Helidon, the socket, the client and any waiting
+ * between them (the transport baseline measures the first three alone).
  */
 final class Stages {
     private Stages() {
