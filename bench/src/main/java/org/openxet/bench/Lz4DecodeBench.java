@@ -1,6 +1,13 @@
 package org.openxet.bench;
 
 import java.io.ByteArrayOutputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.SplittableRandom;
@@ -23,9 +30,12 @@ import org.openxet.protocol.Lz4FrameDecoder;
 
 /**
  * Decoding one 64 KiB text chunk (the "words" recipe of testdata/vectors, seed 4242: compresses about 2:1) from an
- * LZ4 frame: liblz4 through FFM against our frame parser over lz4-java (JNI). Two frame shapes: {@code client} is
- * what the JS client sends (FLG 0x40, BD 0x70: one block under a 4 MiB block max), {@code ours} is
- * {@link Lz4#encodeFrame} (FLG 0x60, BD 0x40: 64 KiB block max). Scores are chunks per second.
+ * LZ4 frame. Decoders: {@code ffm} is liblz4's frame API through FFM ({@link Lz4#newFfmDecoder}, the default);
+ * {@code lz4java} our frame parser over lz4-java's JNI block decoder (the fallback); {@code ffm-block} the other
+ * route we could have taken: skip the header and call liblz4's {@code LZ4_decompress_safe} on the single block
+ * through FFM (a lower bound for it: no frame parsing, no checksums). Two frame shapes: {@code client} is what the
+ * JS client sends (FLG 0x40, BD 0x70: one block under a 4 MiB block max), {@code ours} is {@link Lz4#encodeFrame}
+ * (FLG 0x60, BD 0x40: 64 KiB block max). Scores are chunks per second.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -33,7 +43,7 @@ import org.openxet.protocol.Lz4FrameDecoder;
 public class Lz4DecodeBench {
     private static final int SIZE = 65_536;
 
-    @Param({"ffm", "lz4java"})
+    @Param({"ffm", "lz4java", "ffm-block"})
     public String decoder;
 
     @Param({"client", "ours"})
@@ -42,6 +52,8 @@ public class Lz4DecodeBench {
     private byte[] compressed;
     private byte[] out;
     private Lz4FrameDecoder lz4;
+    private MethodHandle decompressSafe;
+    private int blockSize;
 
     @Setup
     public void setup() throws FormatException {
@@ -52,9 +64,24 @@ public class Lz4DecodeBench {
             compressed[5] = 0x70;
             compressed[6] = (byte) (XXHashFactory.fastestInstance().hash32().hash(compressed, 4, 2, 0) >>> 8);
         }
-        lz4 = decoder.equals("ffm") ? Lz4.newFfmDecoder() : Lz4.newLz4JavaDecoder();
         out = new byte[SIZE];
-        lz4.decodeFrame(compressed, 0, compressed.length, out, 0, SIZE);
+        if (decoder.equals("ffm-block")) {
+            // int LZ4_decompress_safe(const char* src, char* dst, int compressedSize, int dstCapacity)
+            decompressSafe = Linker.nativeLinker().downcallHandle(
+                    SymbolLookup.libraryLookup("liblz4.so.1", Arena.global()).find("LZ4_decompress_safe")
+                            .orElseThrow(),
+                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS,
+                            ValueLayout.JAVA_INT, ValueLayout.JAVA_INT),
+                    Linker.Option.critical(true));
+            blockSize = (compressed[7] & 0xFF) | (compressed[8] & 0xFF) << 8 | (compressed[9] & 0xFF) << 16
+                    | (compressed[10] & 0xFF) << 24;
+            if (blockSize < 0 || compressed.length != 7 + 4 + blockSize + 4) {
+                throw new IllegalStateException("ffm-block needs a frame of one compressed block");
+            }
+        } else {
+            lz4 = decoder.equals("ffm") ? Lz4.newFfmDecoder() : Lz4.newLz4JavaDecoder();
+        }
+        decode();
         if (!Arrays.equals(chunk, out)) {
             throw new IllegalStateException("decoder " + decoder + " does not round-trip");
         }
@@ -62,12 +89,27 @@ public class Lz4DecodeBench {
 
     @TearDown(Level.Trial)
     public void close() {
-        lz4.close();
+        if (lz4 != null) {
+            lz4.close();
+        }
     }
 
     @Benchmark
     public byte[] decode() throws FormatException {
-        lz4.decodeFrame(compressed, 0, compressed.length, out, 0, SIZE);
+        if (lz4 != null) {
+            lz4.decodeFrame(compressed, 0, compressed.length, out, 0, SIZE);
+            return out;
+        }
+        int n;
+        try {
+            n = (int) decompressSafe.invokeExact(MemorySegment.ofArray(compressed).asSlice(11),
+                    MemorySegment.ofArray(out), blockSize, SIZE);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+        if (n != SIZE) {
+            throw new FormatException("LZ4_decompress_safe returned " + n);
+        }
         return out;
     }
 

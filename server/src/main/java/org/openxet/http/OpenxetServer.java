@@ -43,7 +43,9 @@ public final class OpenxetServer {
                 .port(config.port())
                 // A stalled body read gives up after the pace window (408); idle keep-alive connections are closed
                 // after the clients' own pool idle time (60 s) has surely passed.
-                .connectionOptions(o -> o.readTimeout(config.uploadWindow().plusSeconds(5)))
+                // TCP_NODELAY: without it the last segment of every answer waits for the client's delayed ACK
+                // (40 ms on Linux), which measured as a 3x slower median for large reconstruction answers.
+                .connectionOptions(o -> o.readTimeout(config.uploadWindow().plusSeconds(5)).tcpNoDelay(true))
                 .idleConnectionTimeout(Duration.ofSeconds(90))
                 .shutdownGracePeriod(Duration.ofSeconds(30))
                 .shutdownHook(false)

@@ -66,10 +66,13 @@ public final class ReconstructionJson {
     }
 
     static void writeTerms(JsonBytes out, Plan p, byte[][] hex) {
-        FileRecord f = p.file();
-        byte[][] heads = termHeads(hex);
-        int[] terms = f.terms();
-        for (int t = p.firstTerm(); t < p.endTerm(); t++) {
+        writeTerms(out, p, termHeads(hex), p.firstTerm(), p.endTerm());
+    }
+
+    /** Terms {@code [from, to)} of the plan; a comma precedes every term but the plan's first. */
+    static void writeTerms(JsonBytes out, Plan p, byte[][] heads, int from, int to) {
+        int[] terms = p.file().terms();
+        for (int t = from; t < to; t++) {
             byte[] b = out.reserve(MAX_TERM);
             int q = out.position();
             if (t > p.firstTerm()) b[q++] = ',';
@@ -91,11 +94,30 @@ public final class ReconstructionJson {
     /** The v2 answer: terms, then per xorb entries of at most ~7 KiB of ranges, each entry with its own URL. */
     public static void writeV2(JsonBytes out, Plan p, UrlSigner signer) {
         byte[][] hex = xorbHex(p.file());
-        out.raw(OFFSET).num(p.offsetIntoFirstRange()).raw(TERMS);
-        writeTerms(out, p, hex);
+        writeV2Head(out, p);
+        writeTerms(out, p, termHeads(hex), p.firstTerm(), p.endTerm());
         out.raw(XORBS);
+        writeXorbs(out, p, hex, signer, 0, p.xorbOrder().length);
+        out.raw(CLOSE2);
+    }
+
+    static void writeV2Head(JsonBytes out, Plan p) {
+        out.raw(OFFSET).num(p.offsetIntoFirstRange()).raw(TERMS);
+    }
+
+    /** Between the terms and the xorbs of a v2 answer. */
+    static void writeV2Middle(JsonBytes out) {
+        out.raw(XORBS);
+    }
+
+    static void writeV2Tail(JsonBytes out) {
+        out.raw(CLOSE2);
+    }
+
+    /** The fetch entries of xorbs {@code xorbOrder[from, to)}; a comma precedes every xorb but the first. */
+    static void writeXorbs(JsonBytes out, Plan p, byte[][] hex, UrlSigner signer, int fromXorb, int toXorb) {
         JsonBytes ranges = new JsonBytes(null, 8 * 1024);
-        for (int i = 0; i < p.xorbOrder().length; i++) {
+        for (int i = fromXorb; i < toXorb; i++) {
             int x = p.xorbOrder()[i];
             int[] d = p.fetch()[x];
             if (i > 0) out.ch(',');
@@ -143,7 +165,6 @@ public final class ReconstructionJson {
             }
             out.ch(']');
         }
-        out.raw(CLOSE2);
     }
 
     /** The v1 answer: one fetch_info entry (and URL) per merged range. */

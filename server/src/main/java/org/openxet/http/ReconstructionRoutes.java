@@ -29,6 +29,7 @@ final class ReconstructionRoutes {
     private final Services services;
     private final ReconstructionPlanner planner;
     private final SignedUrls urls;
+    private final AnswerWriter writer = new AnswerWriter(Runtime.getRuntime().availableProcessors());
 
     ReconstructionRoutes(Services services, SignedUrls urls) {
         this.services = services;
@@ -66,13 +67,13 @@ final class ReconstructionRoutes {
         res.status(200);
         res.header(HeaderNames.CONTENT_TYPE, "application/json");
         try (OutputStream out = res.outputStream()) {
-            JsonBytes json = new JsonBytes(out, JsonBytes.FLUSH_AT + 16 * 1024);
             if (version == 2) {
-                ReconstructionJson.writeV2(json, plan, signer);
+                writer.writeV2(out, plan, signer);
             } else {
+                JsonBytes json = new JsonBytes(out, JsonBytes.FLUSH_AT + 16 * 1024);
                 ReconstructionJson.writeV1(json, plan, signer);
+                json.flush();
             }
-            json.flush();
         }
     }
 

@@ -20,6 +20,18 @@ public final class UrlSigner {
     private final byte[] scratch = new byte[32];
     private final byte[] tag = new byte[32];
 
+    private UrlSigner(SignedUrls urls, byte[] prefix, byte[] scope, byte[] expiry) {
+        this.urls = urls;
+        this.prefix = prefix;
+        this.scope = scope;
+        this.expiry = expiry;
+    }
+
+    /** A signer for another thread: same URLs, its own buffers (a signer is not thread-safe). */
+    public UrlSigner copy() {
+        return new UrlSigner(urls, prefix, scope, expiry);
+    }
+
     public UrlSigner(SignedUrls urls, String base, String scope, long expiry) {
         this.urls = urls;
         this.prefix = JsonBytes.ascii(base + SignedUrls.PATH);

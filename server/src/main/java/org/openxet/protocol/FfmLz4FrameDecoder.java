@@ -10,10 +10,11 @@ import java.lang.ref.Cleaner;
  * Accepts every frame liblz4 accepts: linked or independent blocks, block and content checksums, content size,
  * any block max size, stored blocks.
  *
- * <p>Why LZ4F and not our parser plus {@code LZ4_decompress_safe} per block: measured on a 64 KiB text chunk,
- * LZ4F with a reused context took 36 µs, the per-block route 51 µs, lz4-java JNI 44 µs
- * (docs/BENCHMARKS.md, /work/shared/docs/toolchain.md). A reused context also keeps LZ4F's block buffer, which it
- * needs because Xet frames announce 4 MiB blocks (BD 0x70) while a chunk decodes into at most 128 KiB.
+ * <p>Why LZ4F and not our parser plus {@code LZ4_decompress_safe} per block: on a 64 KiB text chunk the two cost
+ * the same (about 34 µs at best; the block decoder itself dominates, docs/BENCHMARKS.md), and LZ4F does every
+ * frame variant in C, linked blocks and checksums included. The context is reused because creating one per frame
+ * would reallocate its block buffer each time: client frames announce 4 MiB blocks (BD 0x70), and LZ4F decodes
+ * through that buffer whenever the output room is smaller than the block max size.
  *
  * <p>{@code src} and {@code dst} reach C as heap segments through a critical downcall: no copy, and the GC waits
  * for the call (tens of µs per chunk). No {@code stableDst} option: with it LZ4F would keep pointers into

@@ -12,11 +12,11 @@ import java.util.Objects;
 
 /**
  * The official BLAKE3 C library (SIMD, runtime-dispatched) through FFM, via our helper {@code libopenxet_blake3.so}
- * (native/blake3). About ten times BouncyCastle on 64 KiB chunks (docs/BENCHMARKS.md).
+ * (native/blake3). About 14 times BouncyCastle on 64 KiB chunks (docs/BENCHMARKS.md).
  *
  * <p>Heap arrays go to C without copying: the downcalls are {@link Linker.Option#critical(boolean) critical} with
  * heap access, so nothing is copied and the GC simply waits until the call returns. That suits chunk-sized calls
- * (a 64 KiB chunk takes ~20 µs); a batch over a whole 64 MiB xorb holds a pending GC for ~20 ms, so callers that
+ * (a 64 KiB chunk takes ~10 µs); a batch over a whole 64 MiB xorb holds a pending GC for ~10 ms, so callers that
  * care about pauses split big batches. The handles are immutable, so one instance serves all threads.
  */
 public final class NativeBlake3 implements Blake3 {

@@ -1,0 +1,127 @@
+package org.openxet.http;
+
+import org.openxet.service.ReconstructionPlanner.Plan;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Streams a v2 answer, rendering large ones with several threads. The answer is cut into segments (runs of terms,
+ * then runs of xorbs) that render independently; the request's own thread renders them in order and writes each to
+ * the socket as soon as it is ready, while helper threads render ahead of it. Helpers run under the server-wide
+ * writer permits (one per CPU): a request takes at most half of the permits free at that moment, rounded down
+ * (the seed's ruling M1-R34), so an idle node answers a 100,000-term file with every core and a loaded node falls
+ * back to one writer per request without queueing.
+ */
+final class AnswerWriter {
+    /** Answers smaller than this are written by the request's thread alone. */
+    static final int PARALLEL_MIN_TERMS = 16_384;
+    static final int TERMS_PER_SEGMENT = 8_192;
+    static final int RANGES_PER_SEGMENT = 12_288;
+
+    private final Semaphore writerPermits;
+
+    AnswerWriter(int cpus) {
+        this.writerPermits = new Semaphore(cpus);
+    }
+
+    /** One independently rendered piece of the answer. */
+    private interface Segment {
+        void render(JsonBytes out, UrlSigner signer);
+    }
+
+    void writeV2(OutputStream sink, Plan p, UrlSigner signer) throws IOException {
+        if (p.termCount() < PARALLEL_MIN_TERMS) {
+            JsonBytes json = new JsonBytes(sink, JsonBytes.FLUSH_AT + 16 * 1024);
+            ReconstructionJson.writeV2(json, p, signer);
+            json.flush();
+            return;
+        }
+        List<Segment> segments = segments(p);
+        int helpers = Math.min(writerPermits.availablePermits() / 2, segments.size() - 1);
+        if (helpers > 0 && !writerPermits.tryAcquire(helpers)) {
+            helpers = 0;
+        }
+        int n = segments.size();
+        AtomicInteger next = new AtomicInteger();
+        List<CompletableFuture<JsonBytes>> done = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            done.add(new CompletableFuture<>());
+        }
+        Runnable worker = () -> {
+            UrlSigner own = signer.copy();
+            for (int i; (i = next.getAndIncrement()) < n; ) {
+                render(segments.get(i), own, done.get(i));
+            }
+        };
+        try {
+            for (int h = 0; h < helpers; h++) {
+                Thread.ofVirtual().name("answer-writer").start(worker);
+            }
+            // The request's thread claims segments in order too, and writes whichever is next as soon as it exists.
+            for (int i = 0; i < n; i++) {
+                int mine;
+                while (!done.get(i).isDone() && (mine = next.getAndIncrement()) < n) {
+                    render(segments.get(mine), signer, done.get(mine));
+                }
+                JsonBytes piece = done.get(i).join();
+                sink.write(piece.array(), 0, piece.length());
+            }
+        } finally {
+            // Helpers finish by themselves: every segment is claimed once, and the loop above waited for all.
+            writerPermits.release(helpers);
+        }
+    }
+
+    private static void render(Segment s, UrlSigner signer, CompletableFuture<JsonBytes> result) {
+        try {
+            JsonBytes out = new JsonBytes(null, 1 << 20);
+            s.render(out, signer);
+            result.complete(out);
+        } catch (RuntimeException | Error e) {
+            result.completeExceptionally(e);
+        }
+    }
+
+    private static List<Segment> segments(Plan p) {
+        byte[][] hex = ReconstructionJson.xorbHex(p.file());
+        byte[][] heads = ReconstructionJson.termHeads(hex);
+        List<Segment> out = new ArrayList<>();
+        for (int from = p.firstTerm(); from < p.endTerm(); from += TERMS_PER_SEGMENT) {
+            int a = from;
+            int b = Math.min(p.endTerm(), from + TERMS_PER_SEGMENT);
+            boolean head = a == p.firstTerm();
+            out.add((json, signer) -> {
+                if (head) ReconstructionJson.writeV2Head(json, p);
+                ReconstructionJson.writeTerms(json, p, heads, a, b);
+            });
+        }
+        int[] order = p.xorbOrder();
+        int start = 0;
+        int ranges = 0;
+        for (int i = 0; i <= order.length; i++) {
+            if (i == order.length || (ranges >= RANGES_PER_SEGMENT && i > start)) {
+                int a = start;
+                int b = i;
+                boolean first = a == 0;
+                boolean last = b == order.length;
+                out.add((json, signer) -> {
+                    if (first) ReconstructionJson.writeV2Middle(json);
+                    ReconstructionJson.writeXorbs(json, p, hex, signer, a, b);
+                    if (last) ReconstructionJson.writeV2Tail(json);
+                });
+                start = i;
+                ranges = 0;
+            }
+            if (i < order.length) {
+                ranges += p.fetch()[order[i]].length / 4;
+            }
+        }
+        return out;
+    }
+}

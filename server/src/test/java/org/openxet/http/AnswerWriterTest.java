@@ -1,0 +1,82 @@
+package org.openxet.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openxet.protocol.MerkleHash;
+import org.openxet.protocol.xorb.ChunkTable;
+import org.openxet.service.ReconstructionPlanner;
+import org.openxet.service.SignedUrls;
+import org.openxet.storage.FileRecord;
+import org.openxet.storage.ShardCommit;
+import org.openxet.storage.SqliteIndex;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The multi-threaded v2 writer produces exactly the bytes of the sequential one. */
+class AnswerWriterTest {
+    @Test
+    void parallelAnswersEqualSequentialOnesByteForByte(@TempDir Path dir) throws Exception {
+        Random r = new Random(3);
+        int xorbs = 50;
+        int chunks = 256;
+        MerkleHash[] hashes = new MerkleHash[xorbs];
+        ChunkTable[] tables = new ChunkTable[xorbs];
+        try (SqliteIndex index = new SqliteIndex(dir.resolve("i.sqlite"), 2)) {
+            for (int x = 0; x < xorbs; x++) {
+                byte[] h = new byte[32 * chunks];
+                r.nextBytes(h);
+                int[] be = new int[chunks];
+                int[] ue = new int[chunks];
+                for (int k = 0, b = 0, u = 0; k < chunks; k++) {
+                    be[k] = b += 8 + 1000 + r.nextInt(1000);
+                    ue[k] = u += 2000 + r.nextInt(1000);
+                }
+                hashes[x] = MerkleHash.ofWords(r.nextLong(), r.nextLong(), r.nextLong(), x);
+                tables[x] = new ChunkTable(chunks, h, be, ue);
+                index.putXorb(hashes[x], tables[x], be[chunks - 1]);
+            }
+            // 40,000 terms: runs that revisit, skip and repeat chunks, so merging is exercised too.
+            int terms = 40_000;
+            int[] packed = new int[6 * terms];
+            long size = 0;
+            for (int t = 0; t < terms; t++) {
+                int x = r.nextInt(xorbs);
+                int cs = r.nextInt(chunks - 4);
+                int ce = cs + 1 + r.nextInt(3);
+                ChunkTable c = tables[x];
+                packed[6 * t] = x;
+                packed[6 * t + 1] = cs;
+                packed[6 * t + 2] = ce;
+                packed[6 * t + 3] = (int) c.unpackedLength(cs, ce);
+                packed[6 * t + 4] = c.byteStart(cs);
+                packed[6 * t + 5] = c.byteEnds()[ce - 1];
+                size += packed[6 * t + 3];
+            }
+            FileRecord file = new FileRecord(MerkleHash.ofWords(1, 2, 3, 4), size, hashes, packed, null);
+            index.registerShard(new ShardCommit(MerkleHash.ofWords(5, 6, 7, 8), "s", 1, List.of(file), List.of(), List.of()));
+            ReconstructionPlanner planner = new ReconstructionPlanner(index);
+            SignedUrls urls = new SignedUrls(new byte[32], 3600, Clock.systemUTC());
+            long expiry = urls.expiry();
+            for (String range : new String[]{null, "bytes=12345-9000000", "bytes=-5000000"}) {
+                ReconstructionPlanner.Plan plan = planner.plan(index.file(file.fileHash(), "s").orElseThrow(),
+                        RangeHeader.single(range));
+                JsonBytes sequential = new JsonBytes(null, 1024);
+                ReconstructionJson.writeV2(sequential, plan, new UrlSigner(urls, "http://h", "s", expiry));
+                ByteArrayOutputStream parallel = new ByteArrayOutputStream();
+                new AnswerWriter(4).writeV2(parallel, plan, new UrlSigner(urls, "http://h", "s", expiry));
+                assertArrayEquals(sequential.toByteArray(), parallel.toByteArray(), "range " + range);
+                JsonNode json = new ObjectMapper().readTree(parallel.toByteArray());
+                assertEquals(plan.termCount(), json.get("terms").size());
+            }
+        }
+    }
+}
