@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (the seed's ruling M1-R34), so an idle node answers a 100,000-term file with every core and a loaded node falls
  * back to one writer per request without queueing.
  */
-final class AnswerWriter {
+public final class AnswerWriter {
     /** Answers smaller than this are written by the request's thread alone. */
     static final int PARALLEL_MIN_TERMS = 16_384;
     static final int TERMS_PER_SEGMENT = 8_192;
@@ -26,7 +26,7 @@ final class AnswerWriter {
 
     private final Semaphore writerPermits;
 
-    AnswerWriter(int cpus) {
+    public AnswerWriter(int cpus) {
         this.writerPermits = new Semaphore(cpus);
     }
 
@@ -35,7 +35,7 @@ final class AnswerWriter {
         void render(JsonBytes out, UrlSigner signer);
     }
 
-    void writeV2(OutputStream sink, Plan p, UrlSigner signer) throws IOException {
+    public void writeV2(OutputStream sink, Plan p, UrlSigner signer) throws IOException {
         if (p.termCount() < PARALLEL_MIN_TERMS) {
             JsonBytes json = new JsonBytes(sink, JsonBytes.FLUSH_AT + 16 * 1024);
             ReconstructionJson.writeV2(json, p, signer);
