@@ -11,6 +11,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openxet.gates.ReconstructionFixtures;
 import org.openxet.gates.ReconstructionFixtures.Shape;
 import org.openxet.gates.ReconstructionFixtures.Xorbs;
+import org.openxet.http.AnswerWriter;
 import org.openxet.http.JsonBytes;
 import org.openxet.http.ReconstructionJson;
 import org.openxet.http.UrlSigner;
@@ -19,6 +20,7 @@ import org.openxet.service.ReconstructionPlanner.Plan;
 import org.openxet.service.SignedUrls;
 import org.openxet.storage.FileRecord;
 
+import java.io.OutputStream;
 import java.time.Clock;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -26,8 +28,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * Building one full-file v2 reconstruction answer in memory, the server's work between reading the file record and
  * handing the body to Helidon: {@code answer} is {@link ReconstructionPlanner#plan} plus
- * {@link ReconstructionJson#writeV2} (URL signing included) into a reused {@link JsonBytes}; {@code plan} is the plan
- * alone. Files of 1k, 10k and 100k terms in the latency gate's two shapes ({@link ReconstructionFixtures}: 100 terms a
+ * {@link ReconstructionJson#writeV2} (URL signing included) into a reused {@link JsonBytes}, one thread;
+ * {@code answerWriter} is the plan plus the server's own v2 writer ({@link AnswerWriter}: segments rendered by helper
+ * threads too, from 16,384 terms up, when writer permits are free as on an idle server) into a discarding stream;
+ * {@code plan} is the plan alone. Files of 1k, 10k and 100k terms in the latency gate's two shapes ({@link ReconstructionFixtures}: 100 terms a
  * xorb, so 10, 100 and 1,000 xorbs; unmerged has one fetch descriptor per term, merged one per xorb). The file record
  * is built in memory: a full-file plan reads nothing else from the index (the gate times {@code Index.file} apart).
  */
@@ -45,6 +49,7 @@ public class ReconstructionBench {
     private ReconstructionPlanner planner;
     private SignedUrls urls;
     private JsonBytes out;
+    private AnswerWriter writer;
 
     @Setup
     public void setup() {
@@ -56,6 +61,7 @@ public class ReconstructionBench {
         new SplittableRandom(3).nextBytes(key);
         urls = new SignedUrls(key, 3600, Clock.systemUTC());
         out = new JsonBytes(null, 1 << 20);
+        writer = new AnswerWriter(Runtime.getRuntime().availableProcessors());
     }
 
     @Benchmark
@@ -65,6 +71,14 @@ public class ReconstructionBench {
         ReconstructionJson.writeV2(out, p, new UrlSigner(urls, "http://127.0.0.1:8080", ReconstructionFixtures.SCOPE,
                 urls.expiry()));
         return out.length();
+    }
+
+    @Benchmark
+    public int answerWriter() throws Exception {
+        Plan p = planner.plan(file, null);
+        writer.writeV2(OutputStream.nullOutputStream(), p, new UrlSigner(urls, "http://127.0.0.1:8080",
+                ReconstructionFixtures.SCOPE, urls.expiry()));
+        return p.termCount();
     }
 
     @Benchmark

@@ -58,6 +58,8 @@ final class TransportBaseline {
                         Stats.ms(Stats.percentile(t, 50)), Stats.ms(Stats.min(t)), Stats.ms(Stats.percentile(t, 99)),
                         c.describe(samples));
                 out.put(path.substring(1) + "_p50", Stats.r3(Stats.percentile(t, 50)));
+                out.put(path.substring(1) + "_min", Stats.r3(Stats.min(t)));
+                out.put(path.substring(1) + "_cpu", Stats.r3(c.cpuMillisPer(samples)));
             }
         } finally {
             server.stop();
