@@ -24,7 +24,10 @@ final class TransportBaseline {
     static Map<String, Object> measure(long bodyBytes, int samples, String label) throws Exception {
         byte[] body = new byte[(int) bodyBytes];
         Arrays.fill(body, (byte) 'x');
+        // The socket options OpenxetServer.start sets that matter for a response: TCP_NODELAY (Helidon's default is
+        // off, and then the answer's last segment waits for the client's delayed ACK).
         WebServer server = WebServer.builder().host("127.0.0.1").port(0).shutdownHook(false)
+                .connectionOptions(o -> o.tcpNoDelay(true))
                 .routing(r -> r
                         .get("/stream", (req, res) -> {
                             res.header(HeaderNames.CONTENT_TYPE, "application/json");
