@@ -100,9 +100,10 @@ final class LatencyGate {
                 Stages.breakdown(services, "http://127.0.0.1:" + port, ids.get(Shape.MERGED),
                         ReconstructionFixtures.SCOPE, stageReps, Stats.median(results.get(Shape.MERGED).full()),
                         "merged full answer");
-                System.out.println("the same body size handed over by a bare Helidon route (no index, no planning, no JSON):");
+                System.out.printf("the same %,d bytes handed over by a bare Helidon route (no index, plan or JSON):%n",
+                        results.get(Shape.UNMERGED).bodyBytes());
                 stages.put("transport_baseline", TransportBaseline.measure(results.get(Shape.UNMERGED).bodyBytes(),
-                        Math.max(20, samples / 4), "unmerged"));
+                        Math.max(20, samples / 4)));
             } finally {
                 server.stop();
             }

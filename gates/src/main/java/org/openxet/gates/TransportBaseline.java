@@ -10,10 +10,12 @@ import java.util.Map;
 
 /**
  * What handing a body of the answer's size over costs without any reconstruction work: a bare Helidon server on
- * another loopback port whose handler streams ready-made bytes through {@code res.outputStream()} in the same
- * 256 KiB writes as the answer writer ({@code stream}), or sends them as one array with a Content-Length
- * ({@code send}). Same client, same one-at-a-time timing to the last byte. The gap between this and the real answer's
- * HTTP time is the server's own work; this itself is Helidon, the socket and the client.
+ * another loopback port whose handler streams ready-made bytes through {@code res.outputStream()} in 256 KiB writes
+ * ({@code stream}), or sends them as one array with a Content-Length ({@code send}). Same client, same one-at-a-time
+ * timing to the last byte. Two such servers run side by side, one with TCP_NODELAY as {@code OpenxetServer.start}
+ * sets it ({@code nodelay}) and one with Helidon's default, Nagle on ({@code nagle}); requests alternate between them,
+ * so both see the same neighbours. The gap between {@code nodelay} and the real answer's HTTP time is the server's
+ * own work; the baseline itself is Helidon, the socket and the client.
  */
 final class TransportBaseline {
     static final int WRITE = 256 * 1024;
@@ -21,13 +23,9 @@ final class TransportBaseline {
     private TransportBaseline() {
     }
 
-    static Map<String, Object> measure(long bodyBytes, int samples, String label) throws Exception {
-        byte[] body = new byte[(int) bodyBytes];
-        Arrays.fill(body, (byte) 'x');
-        // The socket options OpenxetServer.start sets that matter for a response: TCP_NODELAY (Helidon's default is
-        // off, and then the answer's last segment waits for the client's delayed ACK).
-        WebServer server = WebServer.builder().host("127.0.0.1").port(0).shutdownHook(false)
-                .connectionOptions(o -> o.tcpNoDelay(true))
+    private static WebServer start(byte[] body, boolean noDelay) {
+        return WebServer.builder().host("127.0.0.1").port(0).shutdownHook(false)
+                .connectionOptions(o -> o.tcpNoDelay(noDelay))
                 .routing(r -> r
                         .get("/stream", (req, res) -> {
                             res.header(HeaderNames.CONTENT_TYPE, "application/json");
@@ -42,30 +40,51 @@ final class TransportBaseline {
                             res.send(body);
                         }))
                 .build().start();
+    }
+
+    static Map<String, Object> measure(long bodyBytes, int samples) throws Exception {
+        byte[] body = new byte[(int) bodyBytes];
+        Arrays.fill(body, (byte) 'x');
+        WebServer[] servers = {start(body, true), start(body, false)};
+        String[] names = {"nodelay", "nagle"};
         Map<String, Object> out = new LinkedHashMap<>();
-        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+        RawHttp[] http = {new RawHttp("127.0.0.1", servers[0].port()), new RawHttp("127.0.0.1", servers[1].port())};
+        try {
             for (String path : new String[]{"/stream", "/send"}) {
-                byte[] request = RawHttp.get("127.0.0.1", server.port(), path, "-", null);
-                for (int i = 0; i < 10; i++) http.exchange(request, null);
-                double[] t = new double[samples];
-                JvmCounters before = JvmCounters.now();
-                for (int i = 0; i < samples; i++) {
-                    RawHttp.Response r = http.exchange(request, null);
-                    if (r.status() != 200 || r.bodyBytes() != bodyBytes) {
-                        throw new IllegalStateException("baseline answered " + r.status() + ", " + r.bodyBytes() + " bytes");
-                    }
-                    t[i] = r.millis();
+                byte[][] request = new byte[2][];
+                double[][] t = new double[2][samples];
+                long[] cpu = new long[2];
+                long[] clientCpu = new long[2];
+                for (int s = 0; s < 2; s++) {
+                    request[s] = RawHttp.get("127.0.0.1", servers[s].port(), path, "-", null);
+                    for (int i = 0; i < 10; i++) http[s].exchange(request[s], null);
                 }
-                JvmCounters c = JvmCounters.now().since(before);
-                System.out.printf("  transport baseline %-7s %,d bytes: p50 %s  min %s  p99 %s  (%s)%n", path, bodyBytes,
-                        Stats.ms(Stats.percentile(t, 50)), Stats.ms(Stats.min(t)), Stats.ms(Stats.percentile(t, 99)),
-                        c.describe(samples));
-                out.put(path.substring(1) + "_p50", Stats.r3(Stats.percentile(t, 50)));
-                out.put(path.substring(1) + "_min", Stats.r3(Stats.min(t)));
-                out.put(path.substring(1) + "_cpu", Stats.r3(c.cpuMillisPer(samples)));
+                for (int i = 0; i < samples; i++) {
+                    for (int s = 0; s < 2; s++) {
+                        JvmCounters before = JvmCounters.now();
+                        RawHttp.Response r = http[s].exchange(request[s], null);
+                        JvmCounters c = JvmCounters.now().since(before);
+                        if (r.status() != 200 || r.bodyBytes() != bodyBytes) {
+                            throw new IllegalStateException("baseline answered " + r.status() + ", " + r.bodyBytes() + " bytes");
+                        }
+                        t[s][i] = r.millis();
+                        cpu[s] += c.cpuNanos();
+                        clientCpu[s] += c.callerCpuNanos();
+                    }
+                }
+                for (int s = 0; s < 2; s++) {
+                    System.out.printf("  %-7s %-7s: p50 %s  min %s  p99 %s  (%.1f ms process CPU a request, %.1f of it the client)%n",
+                            path, names[s], Stats.ms(Stats.percentile(t[s], 50)), Stats.ms(Stats.min(t[s])),
+                            Stats.ms(Stats.percentile(t[s], 99)), cpu[s] / 1e6 / samples, clientCpu[s] / 1e6 / samples);
+                    String key = path.substring(1) + "_" + names[s];
+                    out.put(key + "_p50", Stats.r3(Stats.percentile(t[s], 50)));
+                    out.put(key + "_min", Stats.r3(Stats.min(t[s])));
+                    out.put(key + "_cpu", Stats.r3(cpu[s] / 1e6 / samples));
+                }
             }
         } finally {
-            server.stop();
+            for (RawHttp h : http) h.close();
+            for (WebServer s : servers) s.stop();
         }
         return out;
     }
