@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Writes a v2 answer, rendering large ones with several threads. The answer is cut into segments (runs of terms,
- * then runs of xorbs) that render independently into their own buffers, claimed in order by the request's thread and
- * by helper threads alike; then the buffers go out behind one Content-Length. Helpers run under the server-wide
+ * then runs of xorbs) that render independently into their own buffers; the request's thread claims them in order
+ * and writes each as soon as it exists, while helper threads render ahead of it. Helpers run under the server-wide
  * writer permits (one per CPU): a request takes at most half of the permits free at that moment, rounded down
  * (the seed's ruling M1-R34), so an idle node answers a 100,000-term file with every core and a loaded node falls
  * back to one writer per request without queueing.
@@ -51,29 +51,44 @@ public final class AnswerWriter {
     }
 
     /**
-     * Renders the answer, announces its length, then writes it. Rendering first and sending with a Content-Length
-     * measured cheaper than streaming chunks while rendering (no chunk framing, one copy less in the server's
-     * response path: about 20% less CPU per 23 MB answer), at equal latency.
+     * Large answers stream: segments go to the socket as soon as they are rendered, so sending overlaps rendering
+     * (measured: unmerged 100k-term p50 about 30 ms streaming against 40 ms render-then-send, on a quiet machine).
+     * Small answers are rendered whole and sent behind a Content-Length: no chunk framing on the path that carries
+     * the 1,000 req/s load.
      */
     public void writeV2(Body body, Plan p, UrlSigner signer) throws IOException {
-        List<JsonBytes> pieces = render(p, signer);
-        long total = 0;
-        for (JsonBytes piece : pieces) total += piece.length();
-        body.length(total);
-        try (OutputStream out = body.stream()) {
-            for (JsonBytes piece : pieces) {
-                out.write(piece.array(), 0, piece.length());
+        if (p.termCount() >= PARALLEL_MIN_TERMS) {
+            try (OutputStream out = body.stream()) {
+                streamV2(out, p, signer);
             }
+            return;
+        }
+        JsonBytes whole = renderWhole(p, signer);
+        body.length(whole.length());
+        try (OutputStream out = body.stream()) {
+            out.write(whole.array(), 0, whole.length());
         }
     }
 
-    /** Renders the whole answer in memory, in segments, with helpers under the writer permits. */
-    List<JsonBytes> render(Plan p, UrlSigner signer) {
-        if (p.termCount() < PARALLEL_MIN_TERMS) {
-            JsonBytes json = new JsonBytes(null, Math.max(1024, p.termCount() * TERM_BYTES * 2));
-            ReconstructionJson.writeV2(json, p, signer);
-            return List.of(json);
+    /** A small answer rendered whole in memory, by the request's thread. */
+    private static JsonBytes renderWhole(Plan p, UrlSigner signer) {
+        JsonBytes json = new JsonBytes(null, Math.max(1024, p.termCount() * TERM_BYTES * 2));
+        ReconstructionJson.writeV2(json, p, signer);
+        return json;
+    }
+
+    /** The same answer to a plain stream (benches, gates). */
+    public void writeV2(OutputStream sink, Plan p, UrlSigner signer) throws IOException {
+        if (p.termCount() >= PARALLEL_MIN_TERMS) {
+            streamV2(sink, p, signer);
+            return;
         }
+        JsonBytes whole = renderWhole(p, signer);
+        sink.write(whole.array(), 0, whole.length());
+    }
+
+    /** A large answer: segments rendered by this thread and helpers, written in order as each is ready. */
+    private void streamV2(OutputStream sink, Plan p, UrlSigner signer) throws IOException {
         List<Segment> segments = segments(p);
         int helpers = Math.min(writerPermits.availablePermits() / 2, segments.size() - 1);
         if (helpers > 0 && !writerPermits.tryAcquire(helpers)) {
@@ -95,23 +110,18 @@ public final class AnswerWriter {
             for (int h = 0; h < helpers; h++) {
                 Thread.ofVirtual().name("answer-writer").start(worker);
             }
-            for (int i; (i = next.getAndIncrement()) < n; ) {
-                render(segments.get(i), signer, done.get(i));
+            // The request's thread claims segments in order too, and writes whichever is next as soon as it exists.
+            for (int i = 0; i < n; i++) {
+                int mine;
+                while (!done.get(i).isDone() && (mine = next.getAndIncrement()) < n) {
+                    render(segments.get(mine), signer, done.get(mine));
+                }
+                JsonBytes piece = done.get(i).join();
+                sink.write(piece.array(), 0, piece.length());
             }
-            List<JsonBytes> out = new ArrayList<>(n);
-            for (CompletableFuture<JsonBytes> f : done) {
-                out.add(f.join());
-            }
-            return out;
         } finally {
+            // Helpers finish by themselves: every segment is claimed once, and the loop above waited for all.
             writerPermits.release(helpers);
-        }
-    }
-
-    /** The same answer to a plain stream (benches, gates): rendered, then written. */
-    public void writeV2(OutputStream sink, Plan p, UrlSigner signer) throws IOException {
-        for (JsonBytes piece : render(p, signer)) {
-            sink.write(piece.array(), 0, piece.length());
         }
     }
 
