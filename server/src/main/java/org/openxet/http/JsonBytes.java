@@ -152,6 +152,7 @@ public final class JsonBytes {
         return this;
     }
 
+    /** Decimal digits of a non-negative {@code v}, as {@link #num} and {@link #putNum} write it. */
     static int digits(long v) {
         int d = 1;
         while (v >= 10) {

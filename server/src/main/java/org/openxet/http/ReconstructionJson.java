@@ -167,6 +167,47 @@ public final class ReconstructionJson {
         }
     }
 
+    /**
+     * The exact byte length of {@link #writeV2}'s output, computed without rendering (digit counts and fixed
+     * fragments, grouped into entries exactly as {@link #writeXorbs} groups them), so a streamed answer can carry a
+     * Content-Length: the server's chunked encoding measured 30–40% more CPU per large answer.
+     */
+    public static long measureV2(Plan p, UrlSigner signer) {
+        FileRecord f = p.file();
+        int[] terms = f.terms();
+        long n = OFFSET.length + JsonBytes.digits(p.offsetIntoFirstRange()) + TERMS.length;
+        int head = TERM_HASH.length + 2 + 64 + UNPACKED.length;
+        int fixed = head + RANGE_START.length + END.length + 2;
+        for (int t = p.firstTerm(); t < p.endTerm(); t++) {
+            n += (t > p.firstTerm() ? 1 : 0) + fixed + JsonBytes.digits(p.unpacked(t))
+                    + JsonBytes.digits(p.chunkStart(t)) + JsonBytes.digits(p.chunkEnd(t));
+        }
+        n += XORBS.length;
+        int rangeFixed = CHUNKS.length + END.length + BYTES.length + END.length + 2;
+        for (int i = 0; i < p.xorbOrder().length; i++) {
+            int[] d = p.fetch()[p.xorbOrder()[i]];
+            n += (i > 0 ? 1 : 0) + 1 + 64 + 1 + COLON_ARRAY.length + 1;
+            int m = d.length / 4;
+            int from = 0;
+            boolean firstEntry = true;
+            while (from < m) {
+                int text = 0;
+                int to = from;
+                long records = 0;
+                while (to < m && (to == from || text < MAX_RANGES_TEXT)) {
+                    text += (to > from ? 1 : 0) + JsonBytes.digits(d[4 * to + 2]) + 1 + JsonBytes.digits(d[4 * to + 3] - 1L);
+                    records += (to > from ? 1 : 0) + rangeFixed + JsonBytes.digits(d[4 * to]) + JsonBytes.digits(d[4 * to + 1])
+                            + JsonBytes.digits(d[4 * to + 2]) + JsonBytes.digits(d[4 * to + 3] - 1L);
+                    to++;
+                }
+                n += (firstEntry ? 0 : 1) + URL.length + signer.urlLength(text) + RANGES.length + records + END_ENTRY.length;
+                firstEntry = false;
+                from = to;
+            }
+        }
+        return n + CLOSE2.length;
+    }
+
     /** The v1 answer: one fetch_info entry (and URL) per merged range. */
     public static void writeV1(JsonBytes out, Plan p, UrlSigner signer) {
         byte[][] hex = xorbHex(p.file());

@@ -39,6 +39,12 @@ public final class UrlSigner {
         this.expiry = JsonBytes.ascii(Long.toString(expiry));
     }
 
+    /** Length of the URL {@link #write} produces for a ranges text of {@code rangesLength} bytes. */
+    int urlLength(int rangesLength) {
+        return prefix.length + 64 + R.length + rangesLength + S.length + scope.length + E.length + expiry.length
+                + T.length + tag.length;
+    }
+
     /** Appends the URL granting {@code ranges[0, rangesLength)} (the "s-e,s-e" text) of the xorb {@code hex}. */
     public void write(JsonBytes out, byte[] hex, byte[] ranges, int rangesLength) {
         int len = hex.length + 1 + rangesLength + 1 + scope.length + 1 + expiry.length;

@@ -66,7 +66,7 @@ class AnswerWriterTest {
             ReconstructionPlanner planner = new ReconstructionPlanner(index);
             SignedUrls urls = new SignedUrls(new byte[32], 3600, Clock.systemUTC());
             long expiry = urls.expiry();
-            for (String range : new String[]{null, "bytes=12345-9000000", "bytes=-5000000"}) {
+            for (String range : new String[]{null, "bytes=12345-9000000", "bytes=-5000000", "bytes=0-0", "bytes=777-300000"}) {
                 ReconstructionPlanner.Plan plan = planner.plan(index.file(file.fileHash(), "s").orElseThrow(),
                         RangeHeader.single(range));
                 JsonBytes sequential = new JsonBytes(null, 1024);
@@ -74,6 +74,9 @@ class AnswerWriterTest {
                 ByteArrayOutputStream parallel = new ByteArrayOutputStream();
                 new AnswerWriter(4).writeV2(parallel, plan, new UrlSigner(urls, "http://h", "s", expiry));
                 assertArrayEquals(sequential.toByteArray(), parallel.toByteArray(), "range " + range);
+                // The Content-Length is measured without rendering: it must be exact.
+                assertEquals(sequential.length(), ReconstructionJson.measureV2(plan, new UrlSigner(urls, "http://h", "s", expiry)),
+                        "measured length, range " + range);
                 JsonNode json = new ObjectMapper().readTree(parallel.toByteArray());
                 assertEquals(plan.termCount(), json.get("terms").size());
             }
