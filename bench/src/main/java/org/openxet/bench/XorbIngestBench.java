@@ -19,6 +19,7 @@ import org.openxet.protocol.xorb.ChunkTable;
 import org.openxet.protocol.xorb.ValidatedXorb;
 import org.openxet.protocol.xorb.XorbBuilder;
 import org.openxet.protocol.xorb.XorbFooter;
+import org.openxet.protocol.xorb.XorbFormat;
 import org.openxet.protocol.xorb.XorbValidator;
 
 import java.util.concurrent.TimeUnit;
@@ -85,7 +86,7 @@ public class XorbIngestBench {
         int unpacked = 0;
         for (int k = 0; k < v.chunks().count(); k++) {
             int ulen = decodeAndHash(p, hashes, k);
-            p += 8 + u24(body, p + 1);
+            p += 8 + XorbFormat.u24(body, p + 1);
             unpacked += ulen;
             byteEnds[k] = p;
             unpackedEnds[k] = unpacked;
@@ -99,15 +100,15 @@ public class XorbIngestBench {
         int p = 0;
         for (int k = 0; p < body.length; k++) {
             decodeAndHash(p, hashes, k);
-            p += 8 + u24(body, p + 1);
+            p += 8 + XorbFormat.u24(body, p + 1);
         }
         return hashes;
     }
 
     private int decodeAndHash(int p, byte[] hashes, int k) throws FormatException {
-        int clen = u24(body, p + 1);
+        int clen = XorbFormat.u24(body, p + 1);
         int scheme = body[p + 4];
-        int ulen = u24(body, p + 5);
+        int ulen = XorbFormat.u24(body, p + 5);
         switch (scheme) {
             case 0 -> XetHashes.chunkHash(body, p + 8, ulen, hashes, 32 * k);
             case 1 -> {
@@ -123,7 +124,4 @@ public class XorbIngestBench {
         return ulen;
     }
 
-    private static int u24(byte[] b, int p) {
-        return (b[p] & 0xFF) | (b[p + 1] & 0xFF) << 8 | (b[p + 2] & 0xFF) << 16;
-    }
 }

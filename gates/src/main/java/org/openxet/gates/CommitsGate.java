@@ -93,9 +93,7 @@ final class CommitsGate {
         json.put("best_shards_per_s", Stats.r3(best));
         json.put("shards", shards);
         json.put("rounds", rounds);
-        json.put("cpu", Machine.cpu());
-        json.put("cores", Machine.cores());
-        json.put("load_average", Machine.loadAverage());
+        Machine.describe(json);
         json.put("pass", pass);
         System.out.println(Json.of(json));
         return pass ? 0 : 1;

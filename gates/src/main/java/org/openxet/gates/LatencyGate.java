@@ -127,9 +127,7 @@ final class LatencyGate {
         }
         json.put("unmerged_body_bytes", results.get(Shape.UNMERGED).bodyBytes());
         json.put("merged_body_bytes", results.get(Shape.MERGED).bodyBytes());
-        json.put("cpu", Machine.cpu());
-        json.put("cores", Machine.cores());
-        json.put("load_average", Machine.loadAverage());
+        Machine.describe(json);
         json.put("stages_unmerged_full_ms", stages);
         json.put("cpu_ms_per_request", cpu);
         json.put("client", clientKind);

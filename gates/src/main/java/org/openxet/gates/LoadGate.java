@@ -145,9 +145,7 @@ final class LoadGate {
         json.put("files", FILES);
         json.put("terms_per_file", TERMS);
         json.put("range_share", rangeShare);
-        json.put("cpu", Machine.cpu());
-        json.put("cores", Machine.cores());
-        json.put("load_average", Machine.loadAverage());
+        Machine.describe(json);
         json.put("pass", pass);
         System.out.println(Json.of(json));
         return pass ? 0 : 1;

@@ -21,6 +21,13 @@ public final class Machine {
         return System.getProperty("os.arch") + " (model unknown)";
     }
 
+    /** Adds the machine's fields (cpu, cores, load average) to a gate's last-line JSON. */
+    public static void describe(java.util.Map<String, Object> json) {
+        json.put("cpu", cpu());
+        json.put("cores", cores());
+        json.put("load_average", loadAverage());
+    }
+
     public static int cores() {
         return Runtime.getRuntime().availableProcessors();
     }

@@ -31,6 +31,11 @@ public final class XorbFormat {
         return 96L + 40L * chunkCount;
     }
 
+    /** A little-endian u24 of a chunk header (§3.2: the compressed and uncompressed lengths). */
+    public static int u24(byte[] b, int p) {
+        return (b[p] & 0xFF) | (b[p + 1] & 0xFF) << 8 | (b[p + 2] & 0xFF) << 16;
+    }
+
     public static String schemeName(int scheme) {
         return switch (scheme) {
             case SCHEME_NONE -> "none";

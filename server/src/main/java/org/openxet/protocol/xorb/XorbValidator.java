@@ -125,9 +125,9 @@ public final class XorbValidator implements AutoCloseable {
                 throw new FormatException("truncated chunk header at byte " + p);
             }
             int version = body[p] & 0xFF;
-            int clen = u24(body, p + 1);
+            int clen = XorbFormat.u24(body, p + 1);
             int scheme = body[p + 4] & 0xFF;
-            int ulen = u24(body, p + 5);
+            int ulen = XorbFormat.u24(body, p + 5);
             int k = w.count;
             if (version != 0) {
                 throw new FormatException("chunk " + k + ": header version " + version + " (only 0 exists)");
@@ -195,9 +195,6 @@ public final class XorbValidator implements AutoCloseable {
         }
     }
 
-    private static int u24(byte[] b, int p) {
-        return (b[p] & 0xFF) | (b[p + 1] & 0xFF) << 8 | (b[p + 2] & 0xFF) << 16;
-    }
 
     @Override
     public void close() {
