@@ -15,7 +15,6 @@ import org.openxet.storage.FileRecord;
 
 import java.io.OutputStream;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -121,7 +120,13 @@ final class ReconstructionRoutes {
         int i = 0;
         for (var e : perXorb.entrySet()) {
             hex[i] = e.getKey().hexBytes();
-            fetch[i] = mergeDescriptors(e.getValue());
+            int[] all = new int[e.getValue().stream().mapToInt(l -> l.length).sum()];
+            int at = 0;
+            for (int[] l : e.getValue()) {
+                System.arraycopy(l, 0, all, at, l.length);
+                at += l.length;
+            }
+            fetch[i] = ReconstructionPlanner.mergeDescriptors(all);
             order[i] = i;
             i++;
         }
@@ -144,37 +149,6 @@ final class ReconstructionRoutes {
             json.raw(JsonBytes.ascii("}}"));
             json.flush();
         }
-    }
-
-    /** Sorts descriptors (4 ints each) by chunk start and merges overlapping or adjacent ones. */
-    static int[] mergeDescriptors(List<int[]> lists) {
-        int total = 0;
-        for (int[] l : lists) total += l.length / 4;
-        long[] keys = new long[total];
-        int[] all = new int[4 * total];
-        int k = 0;
-        for (int[] l : lists) {
-            for (int j = 0; j < l.length / 4; j++, k++) {
-                System.arraycopy(l, 4 * j, all, 4 * k, 4);
-                keys[k] = ((long) l[4 * j] << 32) | k;
-            }
-        }
-        Arrays.sort(keys);
-        int[] out = new int[4 * total];
-        int m = 0;
-        for (long key : keys) {
-            int j = (int) key;
-            if (m > 0 && all[4 * j] <= out[4 * m - 3]) {
-                if (all[4 * j + 1] > out[4 * m - 3]) {
-                    out[4 * m - 3] = all[4 * j + 1];
-                    out[4 * m - 1] = all[4 * j + 3];
-                }
-            } else {
-                System.arraycopy(all, 4 * j, out, 4 * m, 4);
-                m++;
-            }
-        }
-        return Arrays.copyOf(out, 4 * m);
     }
 
     private void head(ServerRequest req, ServerResponse res, Grant grant) throws Exception {

@@ -206,44 +206,58 @@ public final class ReconstructionPlanner {
             int x = f.term(t, FileRecord.XORB);
             if (count[x]++ == 0) order[distinct++] = x;
         }
+        // Every kept range as a descriptor in one array, grouped by xorb (term order inside a group).
         int[] offsetOf = new int[xorbs + 1];
         for (int x = 0; x < xorbs; x++) offsetOf[x + 1] = offsetOf[x] + count[x];
-        // (chunkStart << 32 | term) per xorb segment, then sorted: ranges in chunk order, ties by term.
-        long[] keys = new long[p.termCount()];
         int[] fill = Arrays.copyOf(offsetOf, xorbs);
+        int[] d = new int[4 * p.termCount()];
         for (int t = p.firstTerm(); t < p.endTerm(); t++) {
-            int x = f.term(t, FileRecord.XORB);
-            keys[fill[x]++] = ((long) p.chunkStart(t) << 32) | t;
+            int o = 4 * fill[f.term(t, FileRecord.XORB)]++;
+            d[o] = p.chunkStart(t);
+            d[o + 1] = p.chunkEnd(t);
+            d[o + 2] = p.byteStart(t);
+            d[o + 3] = p.byteEnd(t);
         }
         int[][] fetch = new int[xorbs][];
-        int[] buf = new int[4 * Math.max(1, p.termCount())];
+        long[] keys = new long[p.termCount()];
         for (int i = 0; i < distinct; i++) {
             int x = order[i];
-            int from = offsetOf[x];
-            int to = offsetOf[x + 1];
-            Arrays.sort(keys, from, to);
-            int m = 0;
-            for (int j = from; j < to; j++) {
-                int t = (int) keys[j];
-                int cs = p.chunkStart(t);
-                int ce = p.chunkEnd(t);
-                if (m > 0 && cs <= buf[4 * m - 3]) {
-                    if (ce > buf[4 * m - 3]) {
-                        buf[4 * m - 3] = ce;
-                        buf[4 * m - 1] = p.byteEnd(t);
-                    }
-                } else {
-                    buf[4 * m] = cs;
-                    buf[4 * m + 1] = ce;
-                    buf[4 * m + 2] = p.byteStart(t);
-                    buf[4 * m + 3] = p.byteEnd(t);
-                    m++;
-                }
-            }
-            fetch[x] = Arrays.copyOf(buf, 4 * m);
+            fetch[x] = mergeDescriptors(d, offsetOf[x], offsetOf[x + 1], keys);
         }
         return new Plan(f, p.offsetIntoFirstRange(), p.firstTerm(), p.endTerm(), p.firstChunkStart(),
                 p.firstByteStart(), p.firstUnpacked(), p.lastChunkEnd(), p.lastByteEnd(), p.lastUnpacked(),
                 Arrays.copyOf(order, distinct), fetch);
+    }
+
+    /**
+     * Sorts descriptors (4 ints each: chunk start, chunk end, byte start, byte end, all of one xorb) by chunk start,
+     * ties in their given order, and merges the ones that overlap or touch (§5.4 step 4).
+     */
+    public static int[] mergeDescriptors(int[] d) {
+        return mergeDescriptors(d, 0, d.length / 4, new long[d.length / 4]);
+    }
+
+    /** The same over descriptors {@code [from, to)} of {@code d}, with {@code keys} as scratch (at least to - from). */
+    static int[] mergeDescriptors(int[] d, int from, int to, long[] keys) {
+        int n = to - from;
+        for (int k = 0; k < n; k++) {
+            keys[k] = ((long) d[4 * (from + k)] << 32) | (from + k);
+        }
+        Arrays.sort(keys, 0, n);
+        int[] out = new int[4 * n];
+        int m = 0;
+        for (int k = 0; k < n; k++) {
+            int j = 4 * (int) keys[k];
+            if (m > 0 && d[j] <= out[4 * m - 3]) {
+                if (d[j + 1] > out[4 * m - 3]) {
+                    out[4 * m - 3] = d[j + 1];
+                    out[4 * m - 1] = d[j + 3];
+                }
+            } else {
+                System.arraycopy(d, j, out, 4 * m, 4);
+                m++;
+            }
+        }
+        return Arrays.copyOf(out, 4 * m);
     }
 }
