@@ -85,16 +85,18 @@ public final class JsonBytes {
         n = p;
     }
 
-    private static final long[] POW10 = {1L, 10L, 100L, 1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L,
-            100_000_000L, 1_000_000_000L, 10_000_000_000L, 100_000_000_000L, 1_000_000_000_000L};
+    private static final long[] POW10 = new long[19];
 
-    /** Writes a non-negative {@code v} below 10^12 at {@code b[p]}; returns the position after it. */
-    public static int putNum(byte[] b, int p, long v) {
-        int len = 1;
-        while (len < 12 && v >= POW10[len]) {
-            len++;
+    static {
+        POW10[0] = 1;
+        for (int i = 1; i < POW10.length; i++) {
+            POW10[i] = POW10[i - 1] * 10;
         }
-        int end = p + len;
+    }
+
+    /** Writes a non-negative {@code v} at {@code b[p]}; returns the position after it. */
+    public static int putNum(byte[] b, int p, long v) {
+        int end = p + digits(v);
         int q = end;
         if (v < Integer.MAX_VALUE) {
             int iv = (int) v;
@@ -126,37 +128,20 @@ public final class JsonBytes {
         return p + src.length;
     }
 
-    /** A non-negative decimal. */
+    /** A decimal; a negative long is a u64 past 2^63 (only unsigned fields reach here). */
     public JsonBytes num(long v) {
-        ensure(20);
         if (v < 0) {
-            // Only u32/u64 values reach here; a negative long is a u64 past 2^63.
-            byte[] s = ascii(Long.toUnsignedString(v));
-            return raw(s);
+            return raw(ascii(Long.toUnsignedString(v)));
         }
-        int len = digits(v);
-        int p = n + len;
-        while (v >= 100) {
-            int q = (int) (v % 100);
-            v /= 100;
-            buf[--p] = DIGITS2[2 * q + 1];
-            buf[--p] = DIGITS2[2 * q];
-        }
-        if (v >= 10) {
-            buf[--p] = DIGITS2[2 * (int) v + 1];
-            buf[--p] = DIGITS2[2 * (int) v];
-        } else {
-            buf[--p] = (byte) ('0' + v);
-        }
-        n += len;
+        ensure(19);
+        n = putNum(buf, n, v);
         return this;
     }
 
     /** Decimal digits of a non-negative {@code v}, as {@link #num} and {@link #putNum} write it. */
     static int digits(long v) {
         int d = 1;
-        while (v >= 10) {
-            v /= 10;
+        while (d < POW10.length && v >= POW10[d]) {
             d++;
         }
         return d;
