@@ -12,8 +12,8 @@ import java.util.Map;
  * What handing a body of the answer's size over costs without any reconstruction work: a bare Helidon server on
  * another loopback port whose handler streams ready-made bytes through {@code res.outputStream()} in 256 KiB writes
  * ({@code stream}), or sends them as one array with a Content-Length ({@code send}). Same client, same one-at-a-time
- * timing to the last byte. Two such servers run side by side, one with TCP_NODELAY as {@code OpenxetServer.start}
- * sets it ({@code nodelay}) and one with Helidon's default, Nagle on ({@code nagle}); requests alternate between them,
+ * timing to the last byte. Both use blocking socket streams ({@code useNio(false)}) as {@code OpenxetServer.start}
+ * does. Two such servers run side by side, one with TCP_NODELAY as {@code OpenxetServer.start} sets it ({@code nodelay}) and one with Helidon's default, Nagle on ({@code nagle}); requests alternate between them,
  * so both see the same neighbours. The gap between {@code nodelay} and the real answer's HTTP time is the server's
  * own work; the baseline itself is Helidon, the socket and the client.
  */
@@ -24,7 +24,7 @@ final class TransportBaseline {
     }
 
     private static WebServer start(byte[] body, boolean noDelay) {
-        return WebServer.builder().host("127.0.0.1").port(0).shutdownHook(false)
+        return WebServer.builder().host("127.0.0.1").port(0).shutdownHook(false).useNio(false)
                 .connectionOptions(o -> o.tcpNoDelay(noDelay))
                 .routing(r -> r
                         .get("/stream", (req, res) -> {

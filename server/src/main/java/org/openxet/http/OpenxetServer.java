@@ -46,6 +46,9 @@ public final class OpenxetServer {
                 // TCP_NODELAY: without it the last segment of every answer waits for the client's delayed ACK
                 // (40 ms on Linux), which measured as a 3x slower median for large reconstruction answers.
                 .connectionOptions(o -> o.readTimeout(config.uploadWindow().plusSeconds(5)).tcpNoDelay(true))
+                // Blocking socket streams, not Helidon's NIO wrapper: the wrapper stages every write through an 8 KiB
+                // buffer, one syscall per 8 KiB, which made handing over a 23 MB answer take 27 ms instead of 11 ms.
+                .useNio(false)
                 .idleConnectionTimeout(Duration.ofSeconds(90))
                 .shutdownGracePeriod(Duration.ofSeconds(30))
                 .shutdownHook(false)
