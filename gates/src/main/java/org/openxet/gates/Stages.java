@@ -47,6 +47,7 @@ final class Stages {
         double[] sign = new double[reps];
         double[] write = new double[reps];
         double[] server = new double[reps];
+        double[] measure = new double[reps];
         AnswerWriter writer = new AnswerWriter(Runtime.getRuntime().availableProcessors());
         OutputStream discard = OutputStream.nullOutputStream();
         long bodyBytes = 0;
@@ -79,7 +80,12 @@ final class Stages {
                 long t5 = System.nanoTime();
                 writer.writeV2(discard, p, new UrlSigner(urls, base, scope, urls.expiry()));
                 long t6 = System.nanoTime();
+                long measured = ReconstructionJson.measureV2(p, new UrlSigner(urls, base, scope, urls.expiry()));
+                long t7 = System.nanoTime();
                 bodyBytes = memory.length();
+                if (measured != bodyBytes) {
+                    throw new IllegalStateException("measureV2 said " + measured + " bytes, writeV2 wrote " + bodyBytes);
+                }
                 if (i >= 0) {
                     file[i] = (t1 - t0) / 1e6;
                     plan[i] = (t2 - t1) / 1e6;
@@ -87,6 +93,7 @@ final class Stages {
                     write[i] = (t4 - t3) / 1e6;
                     sql[i] = (t5 - t4) / 1e6;
                     server[i] = (t6 - t5) / 1e6;
+                    measure[i] = (t7 - t6) / 1e6;
                 }
             }
         }
@@ -107,6 +114,8 @@ final class Stages {
         System.out.printf("  URL signing alone (UrlSigner)   %8s   min %s%n", Stats.ms(mSign), Stats.ms(Stats.min(sign)));
         System.out.printf("  JSON writing (writeV2, in mem)  %8s   min %s   (without signing ~%s)%n", Stats.ms(mWrite),
                 Stats.ms(Stats.min(write)), Stats.ms(mWrite - mSign));
+        System.out.printf("  length for Content-Length (measureV2) %s   min %s   (digit counts, no rendering)%n",
+                Stats.ms(Stats.median(measure)), Stats.ms(Stats.min(measure)));
         System.out.printf("  the server's writer (AnswerWriter) %5s   min %s   (parallel segments, to a discarding stream)%n",
                 Stats.ms(mServer), Stats.ms(Stats.min(server)));
         System.out.printf("  body hand-over (HTTP p50 %s - file, plan, AnswerWriter) ~%s%n", Stats.ms(httpMedianMs),
@@ -117,6 +126,7 @@ final class Stages {
         out.put("plan", Stats.r3(mPlan));
         out.put("sign", Stats.r3(mSign));
         out.put("write_v2", Stats.r3(mWrite));
+        out.put("measure", Stats.r3(Stats.median(measure)));
         out.put("answer_writer", Stats.r3(mServer));
         out.put("hand_over", Stats.r3(handOver));
         out.put("http_p50", Stats.r3(httpMedianMs));

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,17 +18,41 @@ import java.util.concurrent.atomic.AtomicInteger;
  * writer permits (one per CPU): a request takes at most half of the permits free at that moment, rounded down
  * (the seed's ruling M1-R34), so an idle node answers a 100,000-term file with every core and a loaded node falls
  * back to one writer per request without queueing.
+ *
+ * <p>Rendering runs at most a few segments ahead of the socket, and a written segment's buffer goes back to a small
+ * server-wide pool: a 23 MB answer then allocates a few MB instead of its whole size, which is what kept the young
+ * collector pausing every ninth answer.
  */
 public final class AnswerWriter {
     /** Answers smaller than this are written by the request's thread alone. */
     static final int PARALLEL_MIN_TERMS = 16_384;
     static final int TERMS_PER_SEGMENT = 8_192;
     static final int RANGES_PER_SEGMENT = 12_288;
+    /** A ranges segment also ends after this many xorbs, so its buffer stays near a term segment's. */
+    static final int XORBS_PER_SEGMENT = 1_024;
+    /** Segments rendered but not yet written, per renderer: enough that the socket never waits on rendering. */
+    static final int AHEAD_PER_RENDERER = 2;
+    /**
+     * The longest single write to the response stream. On a partial socket write the JDK copies the array's whole
+     * remainder into a direct buffer again for the retry, so one 1.5 MB write costs several copies of itself.
+     */
+    static final int WRITE_SLICE = 128 * 1024;
+
+    /** Upper estimates of record sizes: a term, a range plus its share of the entry's URL, a xorb's own part. */
+    static final int TERM_BYTES = 160;
+    static final int RANGE_BYTES = 120;
+    static final int XORB_BYTES = 512;
+    /** Pooled segment buffers hold any segment cut by the limits above. */
+    static final int POOLED_BYTES = Math.max(TERMS_PER_SEGMENT * TERM_BYTES,
+            RANGES_PER_SEGMENT * RANGE_BYTES + XORBS_PER_SEGMENT * XORB_BYTES) + 1024;
 
     private final Semaphore writerPermits;
+    private final ArrayBlockingQueue<byte[]> pool;
 
     public AnswerWriter(int cpus) {
         this.writerPermits = new Semaphore(cpus);
+        // What one answer on every core has in flight, and a few more: at most ~50 MB even on a large node.
+        this.pool = new ArrayBlockingQueue<>(Math.min(16, cpus * (AHEAD_PER_RENDERER + 1) + 2));
     }
 
     /** One independently rendered piece of the answer. */
@@ -39,10 +64,6 @@ public final class AnswerWriter {
     private record Segment(int capacity, Render render) {
     }
 
-    /** Upper estimates of record sizes: a term, and a range plus its share of the entry's URL. */
-    static final int TERM_BYTES = 160;
-    static final int RANGE_BYTES = 120;
-
     /** Where an answer goes: its length is announced before the first byte when it is known. */
     public interface Body {
         void length(long bytes);
@@ -52,28 +73,39 @@ public final class AnswerWriter {
 
     /**
      * Every answer goes out behind a Content-Length (Helidon's chunked encoding costs 30–40% more CPU on a large
-     * body). Large answers stream: their length is measured first without rendering ({@code measureV2}), then
-     * segments go to the socket as soon as they are rendered, so sending overlaps rendering (unmerged 100k-term p50
-     * about 30 ms streaming against 40 ms render-then-send). Small answers are rendered whole, then sent.
+     * body). Large answers stream: their length is computed without rendering ({@code measureV2}) by the request's
+     * thread while helpers render the first segments, then segments go to the socket as soon as they are rendered,
+     * so sending overlaps rendering. Small answers are rendered whole, then sent.
      */
     public void writeV2(Body body, Plan p, UrlSigner signer) throws IOException {
         if (p.termCount() >= PARALLEL_MIN_TERMS) {
-            long length = ReconstructionJson.measureV2(p, signer);
-            body.length(length);
-            try (OutputStream out = body.stream()) {
-                long written = streamV2(out, p, signer);
-                if (written != length) {
-                    // Never expected (tests compare the two); fail loudly rather than send a lying header.
-                    throw new IllegalStateException("v2 answer measured " + length + " bytes but rendered " + written);
-                }
-            }
+            streamV2(body, p, signer, true);
             return;
         }
         JsonBytes whole = renderWhole(p, signer);
         body.length(whole.length());
         try (OutputStream out = body.stream()) {
-            out.write(whole.array(), 0, whole.length());
+            writeSliced(out, whole.array(), whole.length());
         }
+    }
+
+    /** The same answer to a plain stream (benches, gates). */
+    public void writeV2(OutputStream sink, Plan p, UrlSigner signer) throws IOException {
+        if (p.termCount() >= PARALLEL_MIN_TERMS) {
+            streamV2(new Body() {
+                @Override
+                public void length(long bytes) {
+                }
+
+                @Override
+                public OutputStream stream() {
+                    return sink;
+                }
+            }, p, signer, false);
+            return;
+        }
+        JsonBytes whole = renderWhole(p, signer);
+        writeSliced(sink, whole.array(), whole.length());
     }
 
     /** A small answer rendered whole in memory, by the request's thread. */
@@ -83,67 +115,122 @@ public final class AnswerWriter {
         return json;
     }
 
-    /** The same answer to a plain stream (benches, gates). */
-    public void writeV2(OutputStream sink, Plan p, UrlSigner signer) throws IOException {
-        if (p.termCount() >= PARALLEL_MIN_TERMS) {
-            streamV2(sink, p, signer);
-            return;
+    private static void writeSliced(OutputStream out, byte[] b, int length) throws IOException {
+        for (int off = 0; off < length; off += WRITE_SLICE) {
+            out.write(b, off, Math.min(WRITE_SLICE, length - off));
         }
-        JsonBytes whole = renderWhole(p, signer);
-        sink.write(whole.array(), 0, whole.length());
+    }
+
+    /** The shared state of one streamed answer: which segment is claimed next, and how far ahead renderers may go. */
+    private final class Pipeline {
+        final List<Segment> segments;
+        final int n;
+        final AtomicInteger next = new AtomicInteger();
+        final Semaphore room;
+        final List<CompletableFuture<JsonBytes>> done;
+        volatile boolean abandoned;
+
+        Pipeline(List<Segment> segments, int renderers) {
+            this.segments = segments;
+            this.n = segments.size();
+            this.room = new Semaphore(renderers * AHEAD_PER_RENDERER);
+            this.done = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                done.add(new CompletableFuture<>());
+            }
+        }
+
+        /** Claims and renders the next segment, having taken a unit of {@link #room}; false when none is left. */
+        boolean renderNext(UrlSigner signer) {
+            int i = next.getAndIncrement();
+            if (i >= n || abandoned) {
+                room.release();
+                return false;
+            }
+            Segment s = segments.get(i);
+            try {
+                JsonBytes out = new JsonBytes(take(s.capacity()));
+                s.render().render(out, signer);
+                done.get(i).complete(out);
+            } catch (RuntimeException | Error e) {
+                done.get(i).completeExceptionally(e);
+            }
+            return true;
+        }
+
+        /** A helper: renders while segments are left, waiting whenever it is far enough ahead of the socket. */
+        void help(UrlSigner signer) {
+            try {
+                do {
+                    room.acquire();
+                } while (renderNext(signer));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /**
-     * A large answer: segments rendered by this thread and helpers, written in order as each is ready. Returns the
-     * bytes written.
+     * A large answer: segments rendered by this thread and helpers, written in order as each is ready. A
+     * {@code response} body gets its length first and is closed at the end; a plain sink is neither.
      */
-    private long streamV2(OutputStream sink, Plan p, UrlSigner signer) throws IOException {
+    private void streamV2(Body body, Plan p, UrlSigner signer, boolean response) throws IOException {
         List<Segment> segments = segments(p);
         int helpers = Math.min(writerPermits.availablePermits() / 2, segments.size() - 1);
         if (helpers > 0 && !writerPermits.tryAcquire(helpers)) {
             helpers = 0;
         }
-        int n = segments.size();
-        AtomicInteger next = new AtomicInteger();
-        List<CompletableFuture<JsonBytes>> done = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            done.add(new CompletableFuture<>());
-        }
-        long written = 0;
-        Runnable worker = () -> {
-            UrlSigner own = signer.copy();
-            for (int i; (i = next.getAndIncrement()) < n; ) {
-                render(segments.get(i), own, done.get(i));
-            }
-        };
+        Pipeline st = new Pipeline(segments, helpers + 1);
         try {
             for (int h = 0; h < helpers; h++) {
-                Thread.ofVirtual().name("answer-writer").start(worker);
+                UrlSigner own = signer.copy();
+                Thread.ofVirtual().name("answer-writer").start(() -> st.help(own));
             }
-            // The request's thread claims segments in order too, and writes whichever is next as soon as it exists.
-            for (int i = 0; i < n; i++) {
-                int mine;
-                while (!done.get(i).isDone() && (mine = next.getAndIncrement()) < n) {
-                    render(segments.get(mine), signer, done.get(mine));
+            long length = -1;
+            if (response) {
+                length = ReconstructionJson.measureV2(p, signer);
+                body.length(length);
+            }
+            long written = 0;
+            OutputStream out = body.stream();
+            try {
+                for (int i = 0; i < st.n; i++) {
+                    // The request's thread renders too, in claim order, until the segment it must write next exists.
+                    while (!st.done.get(i).isDone() && st.room.tryAcquire() && st.renderNext(signer)) {
+                        // rendered one
+                    }
+                    JsonBytes piece = st.done.get(i).join();
+                    writeSliced(out, piece.array(), piece.length());
+                    written += piece.length();
+                    give(piece.array());
+                    st.room.release();
                 }
-                JsonBytes piece = done.get(i).join();
-                sink.write(piece.array(), 0, piece.length());
-                written += piece.length();
+            } finally {
+                if (response) out.close();
             }
-            return written;
+            if (response && written != length) {
+                // Never expected (tests compare the two); fail loudly rather than send a lying header.
+                throw new IllegalStateException("v2 answer measured " + length + " bytes but rendered " + written);
+            }
         } finally {
-            // Helpers finish by themselves: every segment is claimed once, and the loop above waited for all.
+            // On a failed write, wake helpers waiting for room so they see the answer abandoned and stop.
+            st.abandoned = true;
+            st.room.release(st.n + helpers);
             writerPermits.release(helpers);
         }
     }
 
-    private static void render(Segment s, UrlSigner signer, CompletableFuture<JsonBytes> result) {
-        try {
-            JsonBytes out = new JsonBytes(null, s.capacity());
-            s.render().render(out, signer);
-            result.complete(out);
-        } catch (RuntimeException | Error e) {
-            result.completeExceptionally(e);
+    private byte[] take(int capacity) {
+        if (capacity <= POOLED_BYTES) {
+            byte[] b = pool.poll();
+            return b != null ? b : new byte[POOLED_BYTES];
+        }
+        return new byte[capacity];
+    }
+
+    private void give(byte[] b) {
+        if (b.length == POOLED_BYTES) {
+            pool.offer(b);
         }
     }
 
@@ -164,12 +251,13 @@ public final class AnswerWriter {
         int start = 0;
         int ranges = 0;
         for (int i = 0; i <= order.length; i++) {
-            if (i == order.length || (ranges >= RANGES_PER_SEGMENT && i > start)) {
+            if (i == order.length
+                    || (i > start && (ranges >= RANGES_PER_SEGMENT || i - start >= XORBS_PER_SEGMENT))) {
                 int a = start;
                 int b = i;
                 boolean first = a == 0;
                 boolean last = b == order.length;
-                out.add(new Segment(ranges * RANGE_BYTES + (b - a) * 512 + 256, (json, signer) -> {
+                out.add(new Segment(ranges * RANGE_BYTES + (b - a) * XORB_BYTES + 256, (json, signer) -> {
                     if (first) ReconstructionJson.writeV2Middle(json);
                     ReconstructionJson.writeXorbs(json, p, hex, signer, a, b);
                     if (last) ReconstructionJson.writeV2Tail(json);

@@ -34,6 +34,12 @@ public final class JsonBytes {
         this.buf = new byte[Math.max(64, initialCapacity)];
     }
 
+    /** An in-memory buffer that starts on {@code buffer} (a pooled array; it is replaced if it must grow). */
+    JsonBytes(byte[] buffer) {
+        this.sink = null;
+        this.buf = buffer;
+    }
+
     public static byte[] ascii(String s) {
         return s.getBytes(StandardCharsets.US_ASCII);
     }
