@@ -17,6 +17,18 @@ class JsonBytesTest {
             assertEquals(Long.toString(v), new String(out.toByteArray(), StandardCharsets.US_ASCII));
             assertEquals(Long.toString(v).length(), JsonBytes.digits(v), "digits of " + v);
         }
+        // Every power of ten and its neighbours: where a bit-length estimate of the digit count can be off by one.
+        for (long p = 1; ; p *= 10) {
+            for (long v : new long[]{p - 1, p, p + 1, 2 * p - 1}) {
+                assertEquals(Long.toString(v).length(), JsonBytes.digits(v), "digits of " + v);
+            }
+            if (p > Long.MAX_VALUE / 10) break;
+        }
+        for (int bits = 0; bits < 63; bits++) {
+            long v = 1L << bits;
+            assertEquals(Long.toString(v).length(), JsonBytes.digits(v), "digits of 2^" + bits);
+            assertEquals(Long.toString(v - 1).length(), JsonBytes.digits(v - 1), "digits of 2^" + bits + " - 1");
+        }
         JsonBytes u64 = new JsonBytes(null, 8);
         u64.num(-1L);
         assertEquals("18446744073709551615", new String(u64.toByteArray(), StandardCharsets.US_ASCII));
