@@ -29,6 +29,20 @@ class JsonBytesTest {
             assertEquals(Long.toString(v).length(), JsonBytes.digits(v), "digits of 2^" + bits);
             assertEquals(Long.toString(v - 1).length(), JsonBytes.digits(v - 1), "digits of 2^" + bits + " - 1");
         }
+        // Random values of every length, each written right after a marker byte and at the very end of a buffer's
+        // reservation: the digits are exact, nothing before them is touched, and the word stores stay in bounds.
+        java.util.SplittableRandom r = new java.util.SplittableRandom(7);
+        for (int i = 0; i < 200_000; i++) {
+            long v = r.nextLong(Long.MAX_VALUE) >>> r.nextInt(64);
+            String want = Long.toString(v);
+            JsonBytes out = new JsonBytes(null, 1);
+            out.ch('[').num(v);
+            assertEquals("[" + want, new String(out.toByteArray(), StandardCharsets.US_ASCII));
+            byte[] tight = new byte[1 + 19 + JsonBytes.SLACK];
+            int end = JsonBytes.putNum(tight, 1, v);
+            assertEquals(want, new String(tight, 1, end - 1, StandardCharsets.US_ASCII));
+            assertEquals(0, tight[0]);
+        }
         JsonBytes u64 = new JsonBytes(null, 8);
         u64.num(-1L);
         assertEquals("18446744073709551615", new String(u64.toByteArray(), StandardCharsets.US_ASCII));
