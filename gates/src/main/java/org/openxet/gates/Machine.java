@@ -21,11 +21,24 @@ public final class Machine {
         return System.getProperty("os.arch") + " (model unknown)";
     }
 
-    /** Adds the machine's fields (cpu, cores, load average) to a gate's last-line JSON. */
+    /** Adds the machine's fields (cpu, cores, load average, TCP congestion control) to a gate's last-line JSON. */
     public static void describe(java.util.Map<String, Object> json) {
         json.put("cpu", cpu());
         json.put("cores", cores());
         json.put("load_average", loadAverage());
+        json.put("tcp_congestion_control", congestionControl());
+    }
+
+    /**
+     * The kernel's default TCP congestion control, which every loopback answer goes through: on the development VM
+     * (bbr) a 22.9 MB hand-over measured 13 ms p50 against 9-10 ms with cubic, ubuntu-latest's default.
+     */
+    public static String congestionControl() {
+        try {
+            return Files.readString(Path.of("/proc/sys/net/ipv4/tcp_congestion_control")).trim();
+        } catch (Exception e) {
+            return "unknown";
+        }
     }
 
     public static int cores() {
@@ -46,6 +59,7 @@ public final class Machine {
         return "cpu: " + cpu() + "\ncores: " + cores() + "\njava: " + System.getProperty("java.vm.name") + " "
                 + System.getProperty("java.runtime.version") + ", max heap "
                 + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB\nos: " + System.getProperty("os.name") + " "
-                + System.getProperty("os.version") + "\nload average: " + loadAverage();
+                + System.getProperty("os.version") + ", TCP congestion control " + congestionControl()
+                + "\nload average: " + loadAverage();
     }
 }
