@@ -13,8 +13,9 @@ import java.util.Map;
  * another loopback port whose handler streams ready-made bytes through {@code res.outputStream()} in 256 KiB writes
  * ({@code stream}), or sends them as one array with a Content-Length ({@code send}). Same client, same one-at-a-time
  * timing to the last byte. Both use blocking socket streams ({@code useNio(false)}) as {@code OpenxetServer.start}
- * does. Two such servers run side by side, one with TCP_NODELAY as {@code OpenxetServer.start} sets it ({@code nodelay}) and one with Helidon's default, Nagle on ({@code nagle}); requests alternate between them,
- * so both see the same neighbours. The gap between {@code nodelay} and the real answer's HTTP time is the server's
+ * does. Two such servers run side by side, one with TCP_NODELAY as {@code OpenxetServer.start} sets it
+ * ({@code nodelay}) and one with Helidon's default, Nagle on ({@code nagle}); requests alternate between them, so both
+ * see the same neighbours. The gap between {@code nodelay} and the real answer's HTTP time is the server's
  * own work; the baseline itself is Helidon, the socket and the client.
  */
 final class TransportBaseline {

@@ -51,8 +51,13 @@ public final class AnswerWriter {
 
     public AnswerWriter(int cpus) {
         this.writerPermits = new Semaphore(cpus);
-        // What one answer on every core has in flight, and a few more: at most ~50 MB even on a large node.
+        // What one answer on every core has in flight, and a couple more; at most 16 buffers (about 26 MB) kept.
         this.pool = new ArrayBlockingQueue<>(Math.min(16, cpus * (AHEAD_PER_RENDERER + 1) + 2));
+    }
+
+    /** Writer permits free now (tests: every answer, finished or failed, returns the ones it took). */
+    int availableWriterPermits() {
+        return writerPermits.availablePermits();
     }
 
     /** One independently rendered piece of the answer. */
@@ -180,11 +185,11 @@ public final class AnswerWriter {
         if (helpers > 0 && !writerPermits.tryAcquire(helpers)) {
             helpers = 0;
         }
-        Pipeline st = new Pipeline(segments, helpers + 1);
+        Pipeline pipe = new Pipeline(segments, helpers + 1);
         try {
             for (int h = 0; h < helpers; h++) {
                 UrlSigner own = signer.copy();
-                Thread.ofVirtual().name("answer-writer").start(() -> st.help(own));
+                Thread.ofVirtual().name("answer-writer").start(() -> pipe.help(own));
             }
             long length = -1;
             if (response) {
@@ -194,16 +199,16 @@ public final class AnswerWriter {
             long written = 0;
             OutputStream out = body.stream();
             try {
-                for (int i = 0; i < st.n; i++) {
+                for (int i = 0; i < pipe.n; i++) {
                     // The request's thread renders too, in claim order, until the segment it must write next exists.
-                    while (!st.done.get(i).isDone() && st.room.tryAcquire() && st.renderNext(signer)) {
+                    while (!pipe.done.get(i).isDone() && pipe.room.tryAcquire() && pipe.renderNext(signer)) {
                         // rendered one
                     }
-                    JsonBytes piece = st.done.get(i).join();
+                    JsonBytes piece = pipe.done.get(i).join();
                     writeSliced(out, piece.array(), piece.length());
                     written += piece.length();
                     give(piece.array());
-                    st.room.release();
+                    pipe.room.release();
                 }
             } finally {
                 if (response) out.close();
@@ -214,8 +219,8 @@ public final class AnswerWriter {
             }
         } finally {
             // On a failed write, wake helpers waiting for room so they see the answer abandoned and stop.
-            st.abandoned = true;
-            st.room.release(st.n + helpers);
+            pipe.abandoned = true;
+            pipe.room.release(pipe.n + helpers);
             writerPermits.release(helpers);
         }
     }

@@ -13,6 +13,8 @@ import org.openxet.storage.ShardCommit;
 import org.openxet.storage.SqliteIndex;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
@@ -20,6 +22,7 @@ import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** The multi-threaded v2 writer produces exactly the bytes of the sequential one. */
 class AnswerWriterTest {
@@ -94,6 +97,30 @@ class AnswerWriterTest {
                 JsonNode json = new ObjectMapper().readTree(parallel.toByteArray());
                 assertEquals(plan.termCount(), json.get("terms").size());
             }
+            // A client that goes away mid-answer: the write fails, the helpers stop, every permit comes back, and the
+            // next answer is still exact.
+            ReconstructionPlanner.Plan full = planner.plan(index.file(file.fileHash(), "s").orElseThrow(), null);
+            OutputStream dropped = new OutputStream() {
+                long n;
+
+                @Override
+                public void write(int b) throws IOException {
+                    write(new byte[]{(byte) b}, 0, 1);
+                }
+
+                @Override
+                public void write(byte[] b, int off, int len) throws IOException {
+                    n += len;
+                    if (n > 300_000) throw new IOException("connection reset");
+                }
+            };
+            assertThrows(IOException.class, () -> writer.writeV2(dropped, full, new UrlSigner(urls, "http://h", "s", expiry)));
+            assertEquals(4, writer.availableWriterPermits());
+            JsonBytes sequential = new JsonBytes(null, 1024);
+            ReconstructionJson.writeV2(sequential, full, new UrlSigner(urls, "http://h", "s", expiry));
+            ByteArrayOutputStream again = new ByteArrayOutputStream();
+            writer.writeV2(again, full, new UrlSigner(urls, "http://h", "s", expiry));
+            assertArrayEquals(sequential.toByteArray(), again.toByteArray(), "after a failed answer");
         }
     }
 }
