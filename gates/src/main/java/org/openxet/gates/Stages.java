@@ -48,7 +48,7 @@ final class Stages {
         double[] write = new double[reps];
         double[] server = new double[reps];
         double[] measure = new double[reps];
-        AnswerWriter writer = new AnswerWriter(Runtime.getRuntime().availableProcessors());
+        AnswerWriter writer = new AnswerWriter(services.config().answerWriters());
         OutputStream discard = OutputStream.nullOutputStream();
         long bodyBytes = 0;
         int signatures = 0;

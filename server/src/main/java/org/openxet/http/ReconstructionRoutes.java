@@ -28,12 +28,13 @@ final class ReconstructionRoutes {
     private final Services services;
     private final ReconstructionPlanner planner;
     private final SignedUrls urls;
-    private final AnswerWriter writer = new AnswerWriter(Runtime.getRuntime().availableProcessors());
+    private final AnswerWriter writer;
 
     ReconstructionRoutes(Services services, SignedUrls urls) {
         this.services = services;
         this.planner = new ReconstructionPlanner(services.index());
         this.urls = urls;
+        this.writer = new AnswerWriter(services.config().answerWriters());
     }
 
     void register(RouteTable routes) {

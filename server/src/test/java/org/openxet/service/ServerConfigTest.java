@@ -29,6 +29,8 @@ class ServerConfigTest {
                     isolate: true
                   commit:
                     permits: 3
+                  answer:
+                    writers: 1
                 """);
         ServerConfig c = ServerConfig.load(yaml);
         assertEquals(9090, c.port());
@@ -40,6 +42,7 @@ class ServerConfigTest {
         assertEquals(Duration.ofHours(2), c.urlTtl());
         assertEquals(true, c.dedupIsolated());
         assertEquals(3, c.commitPermits());
+        assertEquals(1, c.answerWriters());
     }
 
     @Test
@@ -49,5 +52,6 @@ class ServerConfigTest {
         assertEquals(4096, c.uploadFloor());
         assertEquals(Duration.ofHours(1), c.urlTtl());
         assertEquals(4 * Runtime.getRuntime().availableProcessors(), c.commitPermits());
+        assertEquals(Runtime.getRuntime().availableProcessors(), c.answerWriters());
     }
 }
