@@ -12,8 +12,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * A byte buffer for hand-written JSON on the hot path: ASCII fragments copied with {@code arraycopy}, numbers eight
- * digits per word store, hashes as pre-computed hex. When given a sink, it flushes every {@link #FLUSH_AT} bytes, so a
+ * A byte buffer for hand-written JSON on the hot path: ASCII fragments copied with {@code arraycopy}, numbers written
+ * eight digits per word store, hashes as pre-computed hex. When given a sink, it flushes every {@link #FLUSH_AT} bytes, so a
  * 40 MB answer streams out without ever existing whole (no intermediate strings at all).
  */
 public final class JsonBytes {
@@ -103,8 +103,8 @@ public final class JsonBytes {
     /**
      * Writes a non-negative {@code v} at {@code b[p]}; returns the position after it. It stores whole 8-byte words,
      * so it may write up to 8 bytes of scratch past the returned position: {@code b} must have room for them, which
-     * {@link #reserve} guarantees ({@link #SLACK}). Number formatting was most of an answer's rendering time (a
-     * 100,000-term answer writes about 900,000 numbers), hence no loop per digit pair.
+     * {@link #reserve} guarantees ({@link #SLACK}). Numbers were the largest item in a profile of answer rendering (a
+     * 100,000-term answer writes about 900,000 of them), hence no loop per digit pair.
      */
     public static int putNum(byte[] b, int p, long v) {
         if (v < EIGHT_DIGITS) {
