@@ -51,7 +51,7 @@ public final class AnswerWriter {
 
     public AnswerWriter(int cpus) {
         this.writerPermits = new Semaphore(cpus);
-        // What one answer on every core has in flight, and a couple more; at most 16 buffers (about 26 MB) kept.
+        // What one answer on every core has in flight, and a couple more; at most 16 buffers (2 MB each, 32 MB) kept.
         this.pool = new ArrayBlockingQueue<>(Math.min(16, cpus * (AHEAD_PER_RENDERER + 1) + 2));
     }
 
