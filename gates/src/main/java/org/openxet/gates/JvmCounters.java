@@ -13,12 +13,9 @@ import java.lang.management.ManagementFactory;
  */
 record JvmCounters(long gcCount, long gcMillis, long allocatedBytes, long cpuNanos, long callerCpuNanos) {
     static JvmCounters now() {
-        long count = 0;
+        long count = pauses();
         long millis = 0;
-        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-            // G1's "Concurrent GC" bean counts concurrent cycles, which are not pauses.
-            if (gc.getName().contains("Concurrent")) continue;
-            count += Math.max(0, gc.getCollectionCount());
+        for (GarbageCollectorMXBean gc : pausingCollectors()) {
             millis += Math.max(0, gc.getCollectionTime());
         }
         long allocated = -1;
@@ -32,6 +29,21 @@ record JvmCounters(long gcCount, long gcMillis, long allocatedBytes, long cpuNan
         }
         long caller = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
         return new JvmCounters(count, millis, allocated, cpu, caller);
+    }
+
+    /** Collector pauses so far; read around one request, it says whether a pause fell inside it. */
+    static long pauses() {
+        long count = 0;
+        for (GarbageCollectorMXBean gc : pausingCollectors()) {
+            count += Math.max(0, gc.getCollectionCount());
+        }
+        return count;
+    }
+
+    private static java.util.List<GarbageCollectorMXBean> pausingCollectors() {
+        // G1's "Concurrent GC" bean counts concurrent cycles, which are not pauses.
+        return ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .filter(gc -> !gc.getName().contains("Concurrent")).toList();
     }
 
     JvmCounters since(JvmCounters before) {

@@ -196,14 +196,38 @@ final class LatencyGate {
         return n;
     }
 
+    /**
+     * The {@code k} slowest requests with their first-byte times and whether a collector pause fell inside: with 200
+     * samples the p99 is the third slowest, so this line says what the p99 is made of (a pause, a late first byte,
+     * or a slow transfer).
+     */
+    static String slowest(double[] ms, double[] firstByte, boolean[] paused, int k) {
+        Integer[] order = new Integer[ms.length];
+        for (int i = 0; i < ms.length; i++) order[i] = i;
+        java.util.Arrays.sort(order, (a, b) -> Double.compare(ms[b], ms[a]));
+        StringBuilder out = new StringBuilder("slowest:");
+        for (int j = 0; j < Math.min(k, ms.length); j++) {
+            int i = order[j];
+            out.append(j == 0 ? " " : ", ").append(Stats.ms(ms[i])).append(" (first byte ")
+                    .append(Stats.ms(firstByte[i])).append(paused[i] ? ", GC pause inside)" : ")");
+        }
+        int withPause = 0;
+        for (boolean p : paused) if (p) withPause++;
+        return out.append("; ").append(withPause).append(" of ").append(ms.length)
+                .append(" requests had a GC pause inside").toString();
+    }
+
     private static ShapeResult measure(GetClient client, Shape s, MerkleHash id, long size, int samples,
                                        SplittableRandom ranges) throws Exception {
         double[] full = new double[samples];
         double[] firstByte = new double[samples];
+        boolean[] paused = new boolean[samples];
         long bytes = 0;
         JvmCounters before = JvmCounters.now();
         for (int i = 0; i < samples; i++) {
+            long pauses = JvmCounters.pauses();
             RawHttp.Response r = client.get(path(id), null, null);
+            paused[i] = JvmCounters.pauses() != pauses;
             expectOk(r);
             full[i] = r.millis();
             firstByte[i] = r.firstByteMillis();
@@ -224,6 +248,7 @@ final class LatencyGate {
                 Stats.ms(Stats.percentile(full, 50)), Stats.ms(Stats.percentile(full, 99)), Stats.ms(Stats.min(full)),
                 Stats.ms(Stats.max(full)), Stats.ms(Stats.percentile(firstByte, 50)));
         System.out.printf("%-8s        %s%n", "", fullCounters.describe(samples));
+        System.out.printf("%-8s        %s%n", "", slowest(full, firstByte, paused, 5));
         System.out.printf("%-8s range: p50 %s  p99 %s  min %s  max %s  (mean body %,d bytes)%n", s.label(),
                 Stats.ms(Stats.percentile(range, 50)), Stats.ms(Stats.percentile(range, 99)), Stats.ms(Stats.min(range)),
                 Stats.ms(Stats.max(range)), rangeBytes / samples);
