@@ -10,6 +10,7 @@ import org.openxet.service.Grant;
 import org.openxet.service.Services;
 import org.openxet.service.Users;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -24,7 +25,11 @@ import java.util.regex.Pattern;
 final class TokenRoutes {
     /** Clients refresh 30 s before expiry (§7); an hour keeps refreshes rare. */
     static final Duration TTL = Duration.ofHours(1);
-    /** The revision is optional: the JS client's bucket flow asks without one. */
+    /**
+     * Matched against the raw (still percent-encoded) path: hf_xet encodes the revision into one path component
+     * ({@code refs/pr/1} arrives as {@code refs%2Fpr%2F1}, {@code hub_client/client.rs}), which the decoded path would
+     * split. The revision is optional: the JS client's bucket flow asks without one.
+     */
     private static final Pattern PATH = Pattern.compile("^/api/(models|datasets|spaces|buckets)/(.+?)/xet-(read|write)-token(?:/([^/]+))?$");
 
     private final Services services;
@@ -39,8 +44,17 @@ final class TokenRoutes {
         routes.add(Method.GET, "/api/*", RouteTable.Guard.USER, this::token);
     }
 
+    /** A raw path segment run, percent-decoded as a path (not as a form: '+' stays '+'). */
+    private static String decoded(String raw) throws HttpError {
+        try {
+            return URI.create(raw).getPath();
+        } catch (IllegalArgumentException e) {
+            throw HttpError.badRequest("malformed repository id in the path");
+        }
+    }
+
     private void token(ServerRequest req, ServerResponse res, Grant unused) throws Exception {
-        Matcher m = PATH.matcher(req.path().path());
+        Matcher m = PATH.matcher(req.path().rawPath());
         if (!m.matches()) {
             throw HttpError.notFound("no route for GET " + req.path().path());
         }
@@ -52,7 +66,7 @@ final class TokenRoutes {
         if (user == null) {
             throw new AuthException("unknown user token", false);
         }
-        String scope = m.group(1) + "/" + m.group(2);
+        String scope = m.group(1) + "/" + decoded(m.group(2));
         Access access = m.group(3).equals("write") ? Access.WRITE : Access.READ;
         if (!user.allows(scope, access)) {
             throw new AuthException("user " + user.name() + " has no " + access.claim() + " access to " + scope, true);

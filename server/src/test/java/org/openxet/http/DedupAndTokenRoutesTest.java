@@ -107,6 +107,12 @@ class DedupAndTokenRoutesTest {
             assertEquals(401, s.get("/api/models/alice/llama/xet-read-token/main", "hf_openxet_wrong").statusCode());
             assertEquals(401, s.get("/api/models/alice/llama/xet-read-token/main", null).statusCode());
             assertEquals(404, s.get("/api/models/alice/llama/other", alice).statusCode());
+            // hf_xet percent-encodes a revision with slashes into one path component.
+            HttpResponse<String> pr = s.get("/api/models/alice/llama/xet-write-token/refs%2Fpr%2F1", alice);
+            assertEquals(200, pr.statusCode(), pr.body());
+            assertEquals("models/alice/llama", s.services().tokens().verify(
+                    new ObjectMapper().readTree(pr.body()).get("accessToken").asText()).scope());
+            assertEquals(200, s.get("/api/models/alice/shared/xet-read-token/refs%2Fconvert%2Fparquet", bob).statusCode());
             // The JS client's bucket flow asks without a revision.
             users.add("carol", List.of("buckets/carol/*"), Access.WRITE);
             String carol = users.add("carol", List.of("buckets/carol/*"), Access.WRITE);
