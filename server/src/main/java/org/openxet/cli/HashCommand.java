@@ -1,6 +1,7 @@
 package org.openxet.cli;
 
 import org.openxet.protocol.Chunker;
+import org.openxet.protocol.MerkleBuilder;
 import org.openxet.protocol.MerkleHash;
 import org.openxet.protocol.XetHashes;
 import picocli.CommandLine.Command;
@@ -10,7 +11,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.concurrent.Callable;
 
 /** {@code openxet hash FILE}: the Xet file hash (the file id) with xet-core's chunking. */
@@ -19,29 +19,24 @@ public final class HashCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE")
     Path file;
 
-    record Result(String fileHash, long size, int chunks) {
+    record Result(String fileHash, long size, long chunks) {
     }
 
     @Override
     public Integer call() throws IOException {
         long[] size = {0};
-        int[] n = {0};
-        byte[][] raw = {new byte[32 * 1024]};
-        long[][] sizes = {new long[1024]};
+        MerkleBuilder chunks = new MerkleBuilder();
+        byte[] hash = new byte[32];
         try (InputStream in = Files.newInputStream(file)) {
             Chunker.chunkStream(in, Chunker.Rule.XET_CORE, (buf, off, len) -> {
-                if (n[0] == sizes[0].length) {
-                    sizes[0] = Arrays.copyOf(sizes[0], n[0] * 2);
-                    raw[0] = Arrays.copyOf(raw[0], 32 * n[0] * 2);
-                }
-                XetHashes.chunkHash(buf, off, len, raw[0], 32 * n[0]);
-                sizes[0][n[0]] = len;
-                n[0]++;
+                XetHashes.chunkHash(buf, off, len, hash, 0);
+                chunks.add(hash, 0, len);
                 size[0] += len;
             });
         }
-        MerkleHash fileHash = XetHashes.fileHash(raw[0], sizes[0], n[0]);
-        System.out.println(Json.line(new Result(fileHash.hex(), size[0], n[0])));
+        long count = chunks.leaves();
+        MerkleHash fileHash = XetHashes.fileHash(chunks);
+        System.out.println(Json.line(new Result(fileHash.hex(), size[0], count)));
         return 0;
     }
 }

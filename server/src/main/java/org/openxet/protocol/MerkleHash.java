@@ -124,6 +124,14 @@ public final class MerkleHash implements Comparable<MerkleHash> {
         LE_LONG.set(out, offset + 24, w3);
     }
 
+    /** Writes the protocol hex form of the raw hash at {@code raw[rawOffset]} without making a hash object. */
+    public static void writeHex(byte[] raw, int rawOffset, byte[] out, int offset) {
+        putWord(out, offset, (long) LE_LONG.get(raw, rawOffset));
+        putWord(out, offset + 16, (long) LE_LONG.get(raw, rawOffset + 8));
+        putWord(out, offset + 32, (long) LE_LONG.get(raw, rawOffset + 16));
+        putWord(out, offset + 48, (long) LE_LONG.get(raw, rawOffset + 24));
+    }
+
     /** Writes the 64 ASCII hex digits of the protocol form at {@code offset}. */
     public void writeHex(byte[] out, int offset) {
         putWord(out, offset, w0);

@@ -47,70 +47,11 @@ public final class XetHashes {
      * size {@code sizes[k]}. This is the xorb hash of a chunk list. Empty list → zero hash; one leaf → that leaf.
      */
     public static MerkleHash merkleRoot(byte[] raw, long[] sizes, int count) {
-        if (count == 0) {
-            return MerkleHash.ZERO;
+        MerkleBuilder tree = new MerkleBuilder();
+        for (int k = 0; k < count; k++) {
+            tree.add(raw, 32 * k, sizes[k]);
         }
-        byte[] hashes = raw;
-        long[] lens = sizes;
-        int n = count;
-        // Reused across groups: 9 lines of at most 64 + 3 + 20 + 1 bytes.
-        byte[] text = new byte[9 * 88];
-        boolean copied = false;
-        while (n > 1) {
-            byte[] nextHashes = copied ? hashes : new byte[32 * ((n + 1) / 2 + 1)];
-            long[] nextLens = copied ? lens : new long[(n + 1) / 2 + 1];
-            int out = 0;
-            int i = 0;
-            while (i < n) {
-                int g = cut(hashes, n, i);
-                int pos = 0;
-                long total = 0;
-                for (int j = i; j < i + g; j++) {
-                    MerkleHash.fromBytes(hashes, 32 * j).writeHex(text, pos);
-                    pos += 64;
-                    text[pos++] = ' ';
-                    text[pos++] = ':';
-                    text[pos++] = ' ';
-                    pos = writeDecimal(text, pos, lens[j]);
-                    text[pos++] = '\n';
-                    total += lens[j];
-                }
-                // Writing in place is safe: group `out` is written after every leaf before it was read.
-                Blake3.get().keyedHash(NODE_KEY, text, 0, pos, nextHashes, 32 * out);
-                nextLens[out] = total;
-                out++;
-                i += g;
-            }
-            hashes = nextHashes;
-            lens = nextLens;
-            copied = true;
-            n = out;
-        }
-        return MerkleHash.fromBytes(hashes, 0);
-    }
-
-    /** Length of the merkle group that starts at leaf {@code i} (§1.4 {@code cut}). */
-    private static int cut(byte[] hashes, int n, int i) {
-        int rem = n - i;
-        if (rem <= 2) {
-            return rem;
-        }
-        int end = Math.min(9, rem);
-        for (int j = 2; j < end; j++) {
-            // word3 mod 4 == 0: the low byte of word3 is raw byte 24.
-            if ((hashes[32 * (i + j) + 24] & 3) == 0) {
-                return j + 1;
-            }
-        }
-        return end;
-    }
-
-    private static int writeDecimal(byte[] out, int pos, long value) {
-        String s = Long.toUnsignedString(value);
-        for (int k = 0; k < s.length(); k++) {
-            out[pos++] = (byte) s.charAt(k);
-        }
-        return pos;
+        return tree.root();
     }
 
     /** §1.5: file hash from the file's chunk list (raw hashes + sizes, in file order). */
@@ -119,6 +60,11 @@ public final class XetHashes {
             return MerkleHash.ZERO;
         }
         return fileHashOfRoot(merkleRoot(raw, sizes, count));
+    }
+
+    /** §1.5: file hash of the chunks fed to {@code chunks} in file order (consumes it). */
+    public static MerkleHash fileHash(MerkleBuilder chunks) {
+        return chunks.leaves() == 0 ? MerkleHash.ZERO : fileHashOfRoot(chunks.root());
     }
 
     public static MerkleHash fileHashOfRoot(MerkleHash root) {

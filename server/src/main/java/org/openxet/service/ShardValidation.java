@@ -1,6 +1,7 @@
 package org.openxet.service;
 
 import org.openxet.protocol.FormatException;
+import org.openxet.protocol.MerkleBuilder;
 import org.openxet.protocol.MerkleHash;
 import org.openxet.protocol.XetHashes;
 import org.openxet.protocol.shard.FileEntry;
@@ -117,14 +118,9 @@ public final class ShardValidation {
         Map<MerkleHash, Integer> xorbIndex = new HashMap<>();
         List<MerkleHash> xorbs = new ArrayList<>();
         int[] packed = new int[terms.size() * FileRecord.TERM_INTS];
-        // Chunk hashes and sizes in file order, for the file hash.
-        int totalChunks = 0;
-        for (FileTerm t : terms) {
-            totalChunks = Math.addExact(totalChunks, Math.max(0, t.chunkEnd() - t.chunkStart()));
-        }
-        byte[] raw = new byte[Math.multiplyExact(32, Math.max(0, totalChunks))];
-        long[] sizes = new long[Math.max(0, totalChunks)];
-        int leaf = 0;
+        // The file hash is built chunk by chunk: a shard's few bytes per term can name millions of chunks (a huge
+        // file, or a hostile shard repeating whole xorbs), so nothing here is sized by the chunk count.
+        MerkleBuilder chunks = new MerkleBuilder();
         long size = 0;
         for (int i = 0; i < terms.size(); i++) {
             FileTerm t = terms.get(i);
@@ -146,9 +142,8 @@ public final class ShardValidation {
             if (!f.verificationHashes().get(i).equals(expected)) {
                 throw new FormatException(file + " term " + i + ": verification hash does not match the stored chunks");
             }
-            System.arraycopy(c.hashes(), 32 * a, raw, 32 * leaf, 32 * (b - a));
             for (int k = a; k < b; k++) {
-                sizes[leaf++] = c.unpackedLength(k);
+                chunks.add(c.hashes(), 32 * k, c.unpackedLength(k));
             }
             size += unpacked;
             int xi = xorbIndex.computeIfAbsent(t.xorbHash(), h -> {
@@ -163,7 +158,7 @@ public final class ShardValidation {
             packed[o + FileRecord.BYTE_START] = c.byteStart(a);
             packed[o + FileRecord.BYTE_END] = c.byteEnds()[b - 1];
         }
-        MerkleHash computed = XetHashes.fileHash(raw, sizes, leaf);
+        MerkleHash computed = XetHashes.fileHash(chunks);
         if (!computed.equals(f.fileHash())) {
             throw new FormatException(file + ": the file hash of its chunks is " + computed);
         }
