@@ -5,12 +5,23 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.openxet.protocol.MerkleBuilder;
 import org.openxet.protocol.MerkleHash;
+import org.openxet.protocol.XetHashes;
+import org.openxet.protocol.shard.FileEntry;
+import org.openxet.protocol.shard.FileTerm;
+import org.openxet.protocol.shard.Shard;
+import org.openxet.protocol.shard.ShardHeader;
+import org.openxet.protocol.shard.ShardWriter;
+import org.openxet.protocol.shard.XorbBlock;
+import org.openxet.protocol.shard.XorbChunkEntry;
+import org.openxet.protocol.xorb.XorbBuilder;
 import org.openxet.service.Access;
 import org.openxet.testing.MiniClient;
 import org.openxet.testing.TestServer;
 import org.openxet.testing.Vectors;
 
+import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -18,6 +29,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -62,6 +74,63 @@ class DownloadPathTest {
                 }
             }
         }
+    }
+
+    /**
+     * A file using every other chunk of one 1,000-chunk xorb: 500 scattered ranges of one xorb, so its v2 entry's URL
+     * carries about 7 KiB of granted ranges. Every URL the server hands out must be fetchable through its own listener.
+     */
+    @Test
+    void aFileScatteredOverOneXorbDownloadsThroughItsLongestUrls() throws Exception {
+        int n = 1000;
+        int size = 512;
+        SplittableRandom r = new SplittableRandom(21);
+        XorbBuilder xorbBody = new XorbBuilder(XorbBuilder.Compression.NONE);
+        byte[] raw = new byte[32 * n];
+        long[] sizes = new long[n];
+        List<XorbChunkEntry> entries = new ArrayList<>();
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        for (int i = 0; i < n; i++) {
+            byte[] c = new byte[size];
+            r.nextBytes(c);
+            xorbBody.add(c, 0, size);
+            XetHashes.chunkHash(c, 0, size).writeTo(raw, 32 * i);
+            sizes[i] = size;
+            entries.add(new XorbChunkEntry(MerkleHash.fromBytes(raw, 32 * i), size * i, size, 0));
+            if (i % 2 == 0) expected.write(c);
+        }
+        MerkleHash xorb = XetHashes.merkleRoot(raw, sizes, n);
+        List<FileTerm> terms = new ArrayList<>();
+        List<MerkleHash> verification = new ArrayList<>();
+        MerkleBuilder fileChunks = new MerkleBuilder();
+        for (int i = 0; i < n; i += 2) {
+            terms.add(new FileTerm(xorb, 0, size, i, i + 1));
+            verification.add(XetHashes.verificationHash(raw, i, i + 1));
+            fileChunks.add(raw, 32 * i, size);
+        }
+        MerkleHash file = XetHashes.fileHash(fileChunks);
+        Shard shard = new Shard(ShardHeader.withoutFooter(), List.of(new FileEntry(file, FileEntry.FLAG_WITH_VERIFICATION,
+                terms, verification, null)), List.of(new XorbBlock(xorb, 0, size * n, 0, entries)), null);
+        String write = server.writeToken();
+        assertEquals(200, server.post("/v1/xorbs/default/" + xorb.hex(), write, xorbBody.build()).statusCode());
+        assertEquals(200, server.post("/v1/shards", write, ShardWriter.write(shard)).statusCode());
+
+        MiniClient.Answer a = client.reconstruction(2, file.hex(), null);
+        assertEquals(200, a.status(), a.body());
+        int longest = 0;
+        for (JsonNode entry : a.json().get("xorbs").get(xorb.hex())) {
+            longest = Math.max(longest, entry.get("url").asText().length());
+        }
+        assertTrue(longest > 6 * 1024, "longest URL " + longest + " characters");
+        for (int version : new int[]{2, 1}) {
+            assertArrayEquals(expected.toByteArray(), client.download(version, file.hex(), null), "v" + version);
+        }
+        // The batch query takes as many ids as a 16 KiB request line holds (unknown ones are left out).
+        StringBuilder query = new StringBuilder("/v1/reconstructions?file_id=" + file.hex());
+        for (int i = 0; i < 150; i++) query.append("&file_id=").append(MerkleHash.ofWords(i, 1, 2, 3).hex());
+        HttpResponse<String> batch = server.get(query.toString(), read);
+        assertEquals(200, batch.statusCode(), batch.body());
+        assertEquals(1, new ObjectMapper().readTree(batch.body()).get("files").size());
     }
 
     @Test
