@@ -47,11 +47,20 @@ final class RangeHeader {
         return out;
     }
 
+    /**
+     * A decimal position; one past 2^63 - 1 saturates there, beyond every object (the protocol's positions are u64:
+     * an end that large is clamped to the file like any other, a start that large is past it).
+     */
     private static long digits(String s) {
+        if (s.isEmpty()) throw new NumberFormatException(s);
         for (int i = 0; i < s.length(); i++) {
             if (s.charAt(i) < '0' || s.charAt(i) > '9') throw new NumberFormatException(s);
         }
-        return Long.parseLong(s);
+        try {
+            return Long.parseLong(s);
+        } catch (NumberFormatException tooLarge) {
+            return Long.MAX_VALUE;
+        }
     }
 
     /** The single range of a reconstruction request (null when none); several ranges → 400. */

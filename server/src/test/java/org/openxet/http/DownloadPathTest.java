@@ -192,6 +192,11 @@ class DownloadPathTest {
         assertEquals(416, client.reconstruction(2, r1m, "bytes=1048576-1048600").status());
         assertEquals(416, client.reconstruction(1, r1m, "bytes=2000000-").status());
         assertEquals(400, client.reconstruction(2, r1m, "bytes=abc").status());
+        // Positions are u64: an end past 2^63 - 1 is clamped like any end past the file; such a start is past it.
+        MiniClient.Answer huge = client.reconstruction(2, r1m, "bytes=0-18446744073709551614");
+        assertEquals(200, huge.status(), huge.body());
+        assertArrayEquals(FILES.get(r1m), client.assemble(2, huge.json()));
+        assertEquals(416, client.reconstruction(2, r1m, "bytes=18446744073709551614-").status());
         assertEquals(400, client.reconstruction(2, r1m, "bytes=0-1,5-9").status());
         assertEquals(400, client.reconstruction(2, "zz" + r1m.substring(2), null).status());
         assertEquals(404, client.reconstruction(2, MerkleHash.ofWords(1, 2, 3, 4).hex(), null).status());
