@@ -71,7 +71,9 @@ final class ShardRoutes {
                 } catch (FormatException e) {
                     LOG.info("POST /v2/shards -> error frame: " + e.getMessage());
                     frames.send("{\"type\":\"error\",\"message\":" + Errors.quote(e.getMessage()) + ",\"retryable\":false}");
-                } catch (Exception e) {
+                } catch (Exception | Error e) {
+                    // Errors too (an OutOfMemoryError from one huge shard): the 200 is already out, and a stream
+                    // that ends without a terminal frame is fatal to the client, where this frame is retried.
                     LOG.log(Level.WARNING, "POST /v2/shards failed", e);
                     frames.send("{\"type\":\"error\",\"message\":\"internal error\",\"retryable\":true}");
                 } finally {
