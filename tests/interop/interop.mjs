@@ -122,6 +122,10 @@ const modelFiles = ["r131073", "r1m"].map((name) => {
 	const v = vectorInput(vectorsDir, name);
 	return { path: `weights/${name}.bin`, bytes: v.bytes, sha256: v.sha256, xetHash: v.xetHash };
 });
+// Committed to a branch with slashes in its name (prBranchLeg).
+const prBranchFile = (({ bytes, sha256, xetHash }) => ({ path: "pr/r65536.bin", bytes, sha256, xetHash }))(
+	vectorInput(vectorsDir, "r65536"),
+);
 
 // ---------------------------------------------------------------- setup
 
@@ -132,7 +136,7 @@ const hubToken = "hf_interop_emulated_hub_token";
 const emulator = await new HubEmulator({
 	tokens,
 	hubToken,
-	xetHashBySha256: new Map(modelFiles.map((f) => [f.sha256, f.xetHash])),
+	xetHashBySha256: new Map([...modelFiles, prBranchFile].map((f) => [f.sha256, f.xetHash])),
 }).start();
 const bucket = "buckets/interop/files";
 const model = "interop/model";
@@ -333,6 +337,30 @@ async function modelUploadLeg() {
 	});
 }
 
+/**
+ * A commit to, and a read from, a branch whose name has slashes: the token routes get the revision percent-encoded
+ * into one path component (`refs%2Fpr%2F1`), as both clients send it.
+ */
+async function prBranchLeg() {
+	const f = prBranchFile;
+	const branch = "refs/pr/1";
+	const ok = await check(`model-repo commit to branch ${branch}: ${f.path} ${fmtBytes(f.bytes.length)}`, async () => {
+		const mark = tokens.answered.length;
+		await hub.commit({ ...common, repo: model, branch, title: "interop: pr branch", operations: addOps([f]) });
+		const asked = tokens.answered.slice(mark).filter((t) => t.access === "write" && t.rev === branch);
+		assert(asked.length > 0, "the commit never asked openxet for a write token on the branch");
+		assert(asked.every((t) => t.status === 200), `token answers: ${asked.map((t) => `${t.path} → ${t.status}`).join(", ")}`);
+		return `${asked.length} write tokens from ${asked[0].path}`;
+	});
+	if (!ok) return skip(`read from branch ${branch}`, "the branch commit failed");
+	await check(`read from branch ${branch}: ${f.path} byte-compared`, async () => {
+		const blob = await hub.downloadFile({ ...common, repo: model, path: f.path, revision: branch });
+		assert(blob, `downloadFile returned null for ${f.path}`);
+		assertSameBytes(new Uint8Array(await blob.arrayBuffer()), f.bytes, "full read");
+		return fmtBytes(f.bytes.length);
+	});
+}
+
 // ---------------------------------------------------------------- download
 
 /** The reads done on one file: [label, (blob) → Uint8Array, expected bytes]. */
@@ -496,6 +524,7 @@ try {
 	if (await modelUploadLeg()) {
 		await downloadLeg(`model repo, v2 (hub ${versions.hub})`, hub, model, modelFiles, { quick: true, api: "/v2/reconstructions" });
 		await downloadLeg(`model repo, v1 (hub ${versions.hubV1})`, hubV1, model, modelFiles, { quick: true, api: "/v1/reconstructions" });
+		await prBranchLeg();
 	} else {
 		skip("model-repo download legs", "the model commit failed");
 	}

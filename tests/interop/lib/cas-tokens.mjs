@@ -11,14 +11,14 @@ export class RouteTokens {
 		this.casUrl = casUrl;
 		this.userToken = userToken;
 		this.calls = 0;
+		this.answered = []; // {access, rev, path, status} per call
 	}
 
 	async get({ access, repoType, repoName, rev }) {
 		this.calls++;
-		const resp = await fetch(
-			`${this.casUrl}/api/${repoType}s/${repoName}/xet-${access}-token/${encodeURIComponent(rev)}`,
-			{ headers: { Authorization: `Bearer ${this.userToken}` } },
-		);
+		const path = `/api/${repoType}s/${repoName}/xet-${access}-token/${encodeURIComponent(rev)}`;
+		const resp = await fetch(`${this.casUrl}${path}`, { headers: { Authorization: `Bearer ${this.userToken}` } });
+		this.answered.push({ access, rev, path, status: resp.status });
 		const text = await resp.text();
 		let json;
 		try {
