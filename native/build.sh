@@ -26,7 +26,8 @@ up_to_date() {
 }
 
 if [[ $force -eq 0 ]] && up_to_date; then
-    echo "native: $lib is up to date"
+    # Quiet for the launchers, which run this before every command; build logs still say it.
+    [[ -n "${OPENXET_NATIVE_QUIET:-}" ]] || echo "native: $lib is up to date"
     exit 0
 fi
 
@@ -71,6 +72,13 @@ rust_crate_c_dir() {
     fi
     echo "$dir"
 }
+
+# A fresh machine may have no compiler: install it like the scripts install everything else they need.
+if ! command -v gcc >/dev/null 2>&1; then
+    echo "native: installing gcc" >&2
+    as_root apt-get update -qq >/dev/null
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc >/dev/null
+fi
 
 # 1. The system library, when the distribution packages it.
 system_libs=""

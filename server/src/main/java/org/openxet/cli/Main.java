@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "openxet", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
         description = "A self-hostable Xet CAS server.",
-        subcommands = {ServeCommand.class, TokenCommand.class, UserCommand.class, VersionCommand.class, HashCommand.class,
+        subcommands = {CommandLine.HelpCommand.class, ServeCommand.class, TokenCommand.class, UserCommand.class, VersionCommand.class, HashCommand.class,
                 XorbInfoCommand.class, ShardInfoCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
@@ -20,7 +20,44 @@ public final class Main implements Runnable {
     }
 
     public static int run(String... args) {
-        return new CommandLine(new Main()).execute(args);
+        CommandLine cli = new CommandLine(new Main());
+        addHelpOptions(cli);
+        cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            if (!isUsageError(e)) throw e;
+            // An operator's mistake (a missing file, an unusable value): one line, not a stack trace.
+            cmd.getErr().println("openxet " + cmd.getCommandName() + ": " + describe(e));
+            cmd.getErr().flush();
+            return 2;
+        });
+        return cli.execute(args);
+    }
+
+    /** {@code -h}/{@code --help} on every subcommand, however deep, with the top level's own standard options. */
+    private static void addHelpOptions(CommandLine cli) {
+        for (CommandLine sub : cli.getSubcommands().values()) {
+            if (sub.getCommandSpec().findOption("--help") == null) {
+                sub.getCommandSpec().addOption(CommandLine.Model.OptionSpec.builder("-h", "--help").usageHelp(true)
+                        .description("Show this help message and exit.").build());
+            }
+            addHelpOptions(sub);
+        }
+    }
+
+    private static boolean isUsageError(Exception e) {
+        return e instanceof IllegalArgumentException || e instanceof java.io.IOException
+                || e instanceof java.time.DateTimeException;
+    }
+
+    /** What went wrong, for a person: the file and the reason for file errors, otherwise the message. */
+    static String describe(Throwable e) {
+        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            return f.getFile() + ": " + f.getReason();
+        }
+        if (e instanceof java.nio.file.NoSuchFileException f) return "no such file or directory: " + f.getFile();
+        if (e instanceof java.nio.file.AccessDeniedException f) return "permission denied: " + f.getFile();
+        if (e instanceof java.nio.file.FileSystemException f) return f.getFile() + ": " + e.getClass().getSimpleName();
+        String m = e.getMessage();
+        return m == null || m.isBlank() ? e.getClass().getSimpleName() : m;
     }
 
     @Override

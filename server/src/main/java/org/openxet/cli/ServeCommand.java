@@ -3,12 +3,15 @@ package org.openxet.cli;
 import io.helidon.logging.common.LogConfig;
 import io.helidon.webserver.WebServer;
 import org.openxet.http.OpenxetServer;
+import org.openxet.service.DataDirLock;
 import org.openxet.service.Recovery;
 import org.openxet.service.ServerConfig;
 import org.openxet.service.Services;
+import org.openxet.storage.IndexException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
@@ -34,20 +37,49 @@ public final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         LogConfig.configureRuntime();
-        ServerConfig cfg = ServerConfig.load(config);
-        if (port != null) cfg = cfg.withPort(port);
+        ServerConfig cfg;
+        try {
+            cfg = ServerConfig.load(config);
+        } catch (IllegalArgumentException e) {
+            return fail(2, "bad configuration: " + e.getMessage());
+        }
+        if (port != null) {
+            if (port < 0 || port > 65535) return fail(2, "--port must be between 0 and 65535, got " + port);
+            cfg = cfg.withPort(port);
+        }
         if (host != null) cfg = cfg.withHost(host);
         if (data != null) cfg = cfg.withDataDir(data);
         if (publicUrl != null) cfg = cfg.withPublicUrl(publicUrl);
         Path dataDir = cfg.dataDir().toAbsolutePath();
         cfg = cfg.withDataDir(dataDir);
 
-        Services services = Services.open(cfg);
+        DataDirLock lock;
+        Services services;
+        try {
+            lock = DataDirLock.acquire(dataDir);
+        } catch (DataDirLock.InUse e) {
+            return fail(1, e.getMessage());
+        } catch (IOException e) {
+            return fail(2, "cannot use data dir " + dataDir + ": " + Main.describe(e));
+        }
+        try {
+            services = Services.open(cfg);
+        } catch (IOException | IndexException e) {
+            lock.close();
+            return fail(2, "cannot open data dir " + dataDir + ": " + Main.describe(e));
+        }
         if (Recovery.begin(dataDir)) {
             System.out.println("openxet: the previous run did not stop cleanly; reconciling bucket and index");
             Recovery.reconcile(services.index(), services.bucket());
         }
         WebServer server = OpenxetServer.start(services);
+        if (!server.isRunning()) {
+            // Helidon has logged why (an address in use, an unknown host); nothing was served, so the stop is clean.
+            services.close();
+            Recovery.endCleanly(dataDir);
+            lock.close();
+            return fail(1, "cannot listen on " + cfg.host() + ":" + cfg.port() + " (see the error above; is the port in use?)");
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         final ServerConfig running = cfg;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -56,6 +88,7 @@ public final class ServeCommand implements Callable<Integer> {
             services.close();
             try {
                 Recovery.endCleanly(running.dataDir());
+                lock.close();
             } catch (java.io.IOException ignored) {
                 // the next start reconciles: safe, just slower
             }
@@ -66,9 +99,15 @@ public final class ServeCommand implements Callable<Integer> {
         System.out.println("openxet " + VersionCommand.version() + " listening on " + url);
         System.out.println("  config: " + cfg.describe());
         System.out.println("  data:   " + dataDir + " (index.sqlite, bucket/, secrets.properties)");
-        System.out.println("  token:  ./openxet token --data " + dataDir + " --repo NAME --write");
+        System.out.println("  users:  ./openxet user add --data " + dataDir + " --name NAME --repos 'models/NAME/*' --write");
+        System.out.println("  token:  ./openxet token --data " + dataDir + " --repo models/NAME/REPO --write");
         System.out.flush();
         stopped.await();
         return 0;
+    }
+
+    private static int fail(int code, String message) {
+        System.err.println("openxet serve: " + message);
+        return code;
     }
 }

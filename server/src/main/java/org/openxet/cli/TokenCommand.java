@@ -2,6 +2,7 @@ package org.openxet.cli;
 
 import org.openxet.service.Access;
 import org.openxet.service.Secrets;
+import org.openxet.service.ServerConfig;
 import org.openxet.service.Tokens;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -17,7 +18,7 @@ public final class TokenCommand implements Callable<Integer> {
     @Option(names = "--data", paramLabel = "DIR", description = "Data directory of the server (default ./data).")
     Path data = Path.of("data");
 
-    @Option(names = "--repo", required = true, paramLabel = "NAME", description = "Repository scope, e.g. user/model.")
+    @Option(names = "--repo", required = true, paramLabel = "NAME", description = "Repository scope, as the token routes name it: e.g. models/alice/llama.")
     String repo;
 
     @ArgGroup(multiplicity = "1")
@@ -36,21 +37,15 @@ public final class TokenCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Duration lifetime = parseDuration(ttl);
-        Secrets secrets = Secrets.loadOrCreate(data);
+        Duration lifetime;
+        try {
+            lifetime = ServerConfig.parseDuration(ttl);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("--ttl '" + ttl + "' is not a duration (e.g. 90s, 30m, 1h, 7d)");
+        }
+        if (lifetime.isNegative() || lifetime.isZero()) throw new IllegalArgumentException("--ttl must be longer than zero");
+        Secrets secrets = Secrets.loadOrCreate(DataDirs.existing(data));
         System.out.println(new Tokens(secrets.tokenKey()).mint(repo, level.write ? Access.WRITE : Access.READ, lifetime));
         return 0;
-    }
-
-    static Duration parseDuration(String s) {
-        if (s.length() < 2) throw new IllegalArgumentException("bad duration " + s);
-        long n = Long.parseLong(s.substring(0, s.length() - 1));
-        return switch (s.charAt(s.length() - 1)) {
-            case 's' -> Duration.ofSeconds(n);
-            case 'm' -> Duration.ofMinutes(n);
-            case 'h' -> Duration.ofHours(n);
-            case 'd' -> Duration.ofDays(n);
-            default -> throw new IllegalArgumentException("bad duration " + s + " (use s, m, h or d)");
-        };
     }
 }

@@ -35,7 +35,7 @@ public final class UserCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            String token = new Users(data).add(name, Arrays.stream(repos.split(",")).map(String::trim)
+            String token = new Users(DataDirs.existing(data)).add(name, Arrays.stream(repos.split(",")).map(String::trim)
                     .filter(s -> !s.isEmpty()).toList(), write ? Access.WRITE : Access.READ);
             System.out.println(token);
             return 0;

@@ -34,31 +34,110 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
                 Runtime.getRuntime().availableProcessors());
     }
 
-    /** Reads {@code openxet.*} from env and an optional YAML file over the defaults; flags are applied by the caller. */
+    /** A configuration value that cannot be used; the message names the key, its variable and what is wrong. */
+    public static final class BadValue extends IllegalArgumentException {
+        BadValue(String key, String value, String problem) {
+            super("openxet." + key + " (" + envName(key) + ") = '" + value + "': " + problem);
+        }
+    }
+
+    static String envName(String key) {
+        return "OPENXET_" + key.toUpperCase(java.util.Locale.ROOT).replace('.', '_');
+    }
+
+    /**
+     * Reads {@code openxet.*} from env and an optional YAML file over the defaults; flags are applied by the caller.
+     * A value that cannot be used is refused with {@link BadValue}, never replaced by a default behind the operator's
+     * back; a missing or unreadable file is refused too.
+     */
     public static ServerConfig load(Path yamlFile) {
         // Sources added first win: the environment overrides the file.
         Config.Builder builder = Config.builder().disableSystemPropertiesSource().disableEnvironmentVariablesSource()
                 .addSource(ConfigSources.environmentVariables());
         if (yamlFile != null) {
+            if (!java.nio.file.Files.isReadable(yamlFile)) {
+                throw new IllegalArgumentException("configuration file " + yamlFile + " does not exist or is not readable");
+            }
             builder.addSource(ConfigSources.file(yamlFile).build());
         }
-        Config root = builder.build();
-        Config c = root.get("openxet");
+        Config c = builder.build().get("openxet");
         ServerConfig d = defaults(Path.of("data"));
-        int permits = c.get("commit.permits").asInt().orElse(0);
-        int writers = c.get("answer.writers").asInt().orElse(0);
+        int permits = integer(c, "commit.permits", 0, 0, Integer.MAX_VALUE);
+        int writers = integer(c, "answer.writers", 0, 0, Integer.MAX_VALUE);
         return new ServerConfig(
                 c.get("host").asString().orElse(d.host()),
-                c.get("port").asInt().orElse(d.port()),
+                integer(c, "port", d.port(), 0, 65535),
                 Path.of(c.get("data").asString().orElse("data")),
                 c.get("public.url").asString().orElse(""),
-                c.get("upload.floor").asLong().orElse(d.uploadFloor()),
-                c.get("upload.window").as(Duration.class).orElse(d.uploadWindow()),
-                c.get("urls.ttl").as(Duration.class).orElse(d.urlTtl()),
-                c.get("dedup.isolate").asBoolean().orElse(false),
+                integer(c, "upload.floor", d.uploadFloor(), 0, Long.MAX_VALUE),
+                duration(c, "upload.window", d.uploadWindow()),
+                duration(c, "urls.ttl", d.urlTtl()),
+                bool(c, "dedup.isolate", false),
                 permits > 0 ? permits : d.commitPermits(),
-                c.get("index.readers").asInt().orElse(d.readConnections()),
+                integer(c, "index.readers", d.readConnections(), 1, 1024),
                 writers > 0 ? writers : d.answerWriters());
+    }
+
+    private static int integer(Config c, String key, int fallback, int min, int max) {
+        return (int) integer(c, key, (long) fallback, min, max);
+    }
+
+    private static long integer(Config c, String key, long fallback, long min, long max) {
+        var raw = c.get(key).asString();
+        if (raw.isEmpty()) return fallback;
+        String v = raw.get().trim();
+        long n;
+        try {
+            n = Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new BadValue(key, v, "not a whole number");
+        }
+        if (n < min || n > max) {
+            throw new BadValue(key, v, "must be between " + min + " and " + max);
+        }
+        return n;
+    }
+
+    private static boolean bool(Config c, String key, boolean fallback) {
+        var raw = c.get(key).asString();
+        if (raw.isEmpty()) return fallback;
+        String v = raw.get().trim();
+        if (v.equalsIgnoreCase("true")) return true;
+        if (v.equalsIgnoreCase("false")) return false;
+        throw new BadValue(key, v, "must be true or false");
+    }
+
+    private static Duration duration(Config c, String key, Duration fallback) {
+        var raw = c.get(key).asString();
+        if (raw.isEmpty()) return fallback;
+        String v = raw.get().trim();
+        Duration parsed;
+        try {
+            parsed = parseDuration(v);
+        } catch (IllegalArgumentException | java.time.format.DateTimeParseException e) {
+            throw new BadValue(key, v, "not a duration (e.g. 90s, 20m, 1h, 7d, or ISO-8601 PT1H)");
+        }
+        if (parsed.isNegative() || parsed.isZero()) {
+            throw new BadValue(key, v, "must be longer than zero");
+        }
+        return parsed;
+    }
+
+    /** {@code 90s}, {@code 20m}, {@code 1h}, {@code 7d} (as {@code openxet token --ttl} takes them) or ISO-8601. */
+    public static Duration parseDuration(String text) {
+        String v = text.trim();
+        if (v.regionMatches(true, 0, "P", 0, 1)) {
+            return Duration.parse(v);
+        }
+        if (v.length() < 2) throw new IllegalArgumentException(text);
+        long n = Long.parseLong(v.substring(0, v.length() - 1));
+        return switch (Character.toLowerCase(v.charAt(v.length() - 1))) {
+            case 's' -> Duration.ofSeconds(n);
+            case 'm' -> Duration.ofMinutes(n);
+            case 'h' -> Duration.ofHours(n);
+            case 'd' -> Duration.ofDays(n);
+            default -> throw new IllegalArgumentException(text);
+        };
     }
 
     public ServerConfig withPort(int p) {

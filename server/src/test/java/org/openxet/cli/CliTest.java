@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openxet.service.Access;
+import org.openxet.service.DataDirLock;
 import org.openxet.service.Grant;
 import org.openxet.service.Secrets;
 import org.openxet.service.Tokens;
@@ -18,6 +19,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The CLI users debug their uploads with: exit codes and one-line JSON outputs. */
@@ -127,5 +129,46 @@ class CliTest {
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().startsWith("hf_openxet_"));
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("users.json"))));
+    }
+
+    @Test
+    void serveRefusesATakenPortAndALockedDataDirAtOnceWithOneLine(@TempDir Path dir) throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            Run r = run("serve", "--host", "127.0.0.1", "--port", Integer.toString(taken.getLocalPort()),
+                    "--data", dir.resolve("a").toString());
+            assertEquals(1, r.exit(), r.err());
+            assertTrue(r.err().contains("openxet serve: cannot listen on 127.0.0.1:" + taken.getLocalPort()), r.err());
+            // Nothing was served, so the next start is not mistaken for a crash recovery.
+            assertFalse(Files.exists(dir.resolve("a").resolve("RUNNING")));
+        }
+        try (DataDirLock held = DataDirLock.acquire(dir.resolve("b"))) {
+            Run r = run("serve", "--host", "127.0.0.1", "--port", "0", "--data", dir.resolve("b").toString());
+            assertEquals(1, r.exit(), r.err());
+            assertTrue(r.err().startsWith("openxet serve: data dir " + dir.resolve("b").toAbsolutePath()
+                    + " is in use by another openxet server"), r.err());
+            assertFalse(Files.exists(dir.resolve("b").resolve("RUNNING")), "the locked dir was not touched");
+        }
+        assertEquals(2, run("serve", "--port", "99999", "--data", dir.resolve("c").toString()).exit());
+    }
+
+    @Test
+    void everySubcommandHasHelpAndOperatorMistakesAreOneLine(@TempDir Path dir) throws Exception {
+        for (String[] help : new String[][]{{"serve", "--help"}, {"token", "--help"}, {"user", "add", "--help"},
+                {"hash", "-h"}, {"xorb-info", "--help"}, {"shard-info", "--help"}, {"version", "--help"}, {"help", "serve"}}) {
+            Run r = run(help);
+            assertEquals(0, r.exit(), String.join(" ", help) + ": " + r.err());
+            assertTrue(r.out().startsWith("Usage: openxet "), String.join(" ", help) + ": " + r.out());
+        }
+        Run missing = run("hash", dir.resolve("nope").toString());
+        assertEquals(2, missing.exit());
+        assertEquals("openxet hash: no such file or directory: " + dir.resolve("nope"), missing.err());
+        Run noData = run("token", "--data", dir.resolve("elsewhere").toString(), "--repo", "models/a/b", "--read");
+        assertEquals(2, noData.exit());
+        assertTrue(noData.err().contains("no such data directory"), noData.err());
+        assertFalse(Files.exists(dir.resolve("elsewhere")), "no stray data dir with fresh keys");
+        Run badTtl = run("token", "--data", dir.toString(), "--repo", "models/a/b", "--read", "--ttl", "1w");
+        assertEquals(2, badTtl.exit());
+        assertEquals("openxet token: --ttl '1w' is not a duration (e.g. 90s, 30m, 1h, 7d)", badTtl.err());
+        assertEquals(2, run("user", "add", "--data", dir.resolve("elsewhere").toString(), "--name", "a", "--repos", "*").exit());
     }
 }

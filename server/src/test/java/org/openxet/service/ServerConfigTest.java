@@ -8,6 +8,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ServerConfigTest {
     @Test
@@ -53,5 +55,41 @@ class ServerConfigTest {
         assertEquals(Duration.ofHours(1), c.urlTtl());
         assertEquals(4 * Runtime.getRuntime().availableProcessors(), c.commitPermits());
         assertEquals(Runtime.getRuntime().availableProcessors(), c.answerWriters());
+    }
+
+    @Test
+    void durationsTakeTheShortFormsAndIso(@TempDir Path dir) throws Exception {
+        assertEquals(Duration.ofSeconds(20), ServerConfig.parseDuration("20s"));
+        assertEquals(Duration.ofHours(1), ServerConfig.parseDuration("1h"));
+        assertEquals(Duration.ofDays(7), ServerConfig.parseDuration("7d"));
+        assertEquals(Duration.ofMinutes(90), ServerConfig.parseDuration("PT90M"));
+        Path yaml = dir.resolve("o.yaml");
+        Files.writeString(yaml, "openxet:\n  urls:\n    ttl: 2h\n  upload:\n    window: 45s\n");
+        ServerConfig c = ServerConfig.load(yaml);
+        assertEquals(Duration.ofHours(2), c.urlTtl());
+        assertEquals(Duration.ofSeconds(45), c.uploadWindow());
+    }
+
+    @Test
+    void unusableValuesAreRefusedWithTheKeyAndVariableNamed(@TempDir Path dir) throws Exception {
+        String[][] cases = {
+                {"port: abc", "openxet.port (OPENXET_PORT) = 'abc': not a whole number"},
+                {"port: 70000", "openxet.port (OPENXET_PORT) = '70000': must be between 0 and 65535"},
+                {"urls:\n    ttl: 1w", "openxet.urls.ttl (OPENXET_URLS_TTL) = '1w': not a duration (e.g. 90s, 20m, 1h, 7d, or ISO-8601 PT1H)"},
+                {"upload:\n    window: 0s", "openxet.upload.window (OPENXET_UPLOAD_WINDOW) = '0s': must be longer than zero"},
+                {"upload:\n    floor: -5", "openxet.upload.floor (OPENXET_UPLOAD_FLOOR) = '-5': must be between 0 and 9223372036854775807"},
+                {"dedup:\n    isolate: banana", "openxet.dedup.isolate (OPENXET_DEDUP_ISOLATE) = 'banana': must be true or false"},
+                {"index:\n    readers: 0", "openxet.index.readers (OPENXET_INDEX_READERS) = '0': must be between 1 and 1024"},
+                {"commit:\n    permits: -1", "openxet.commit.permits (OPENXET_COMMIT_PERMITS) = '-1': must be between 0 and 2147483647"},
+        };
+        for (String[] c : cases) {
+            Path yaml = dir.resolve("bad.yaml");
+            Files.writeString(yaml, "openxet:\n  " + c[0] + "\n");
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ServerConfig.load(yaml), c[0]);
+            assertEquals(c[1], e.getMessage());
+        }
+        IllegalArgumentException missing = assertThrows(IllegalArgumentException.class,
+                () -> ServerConfig.load(dir.resolve("absent.yaml")));
+        assertTrue(missing.getMessage().contains("does not exist or is not readable"), missing.getMessage());
     }
 }
