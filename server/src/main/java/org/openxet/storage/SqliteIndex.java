@@ -30,21 +30,26 @@ import java.util.concurrent.locks.ReentrantLock;
  * reads use a small pool of their own connections and run concurrently with the writer (WAL).
  */
 public final class SqliteIndex implements Index {
-    private final Connection writer;
+    private final String url;
     private final ReentrantLock writeLock = new ReentrantLock();
+    /** Guarded by {@link #writeLock}; null after a failed write until the next write opens a fresh one. */
+    private Connection writer;
+    private boolean closed;
     private final BlockingQueue<Connection> readers;
-    private final List<Connection> all = new ArrayList<>();
+    private final List<Connection> readerConnections = new ArrayList<>();
 
     public SqliteIndex(Path file, int readConnections) throws IndexException {
         try {
             Files.createDirectories(file.toAbsolutePath().getParent());
-            String url = "jdbc:sqlite:" + file.toAbsolutePath();
+            url = "jdbc:sqlite:" + file.toAbsolutePath();
             writer = open(url, false);
             Migrations.apply(writer, "sqlite", Migrations.SQLITE);
             writer.setAutoCommit(false);
             readers = new ArrayBlockingQueue<>(readConnections);
             for (int i = 0; i < readConnections; i++) {
-                readers.add(open(url, true));
+                Connection c = open(url, true);
+                readerConnections.add(c);
+                readers.add(c);
             }
         } catch (SQLException | IOException e) {
             throw new IndexException("cannot open SQLite index at " + file + ": " + e.getMessage(), e);
@@ -65,7 +70,17 @@ public final class SqliteIndex implements Index {
                 s.execute("PRAGMA query_only = ON");
             }
         }
-        all.add(c);
+        return c;
+    }
+
+    private Connection openWriter() throws SQLException {
+        Connection c = open(url, false);
+        try {
+            c.setAutoCommit(false);
+        } catch (SQLException e) {
+            c.close();
+            throw e;
+        }
         return c;
     }
 
@@ -91,26 +106,44 @@ public final class SqliteIndex implements Index {
         }
     }
 
-    /** A write transaction on the single writer connection. */
+    /**
+     * A write transaction on the single writer connection. A failed write (any exception or Error) never reuses that
+     * connection: when SQLite has already ended the transaction by itself (SQLITE_FULL, SQLITE_IOERR), sqlite-jdbc's
+     * rollback() fails before it issues its next BEGIN and leaves the connection in autocommit, so every later write
+     * would commit statement by statement and a registration could be left half-written. Closing the connection rolls
+     * back whatever SQLite still has open; the next write opens a fresh one with the same pragmas.
+     */
     private <T> T write(Read<T> work) throws IndexException {
         writeLock.lock();
         try {
+            if (closed) {
+                throw new IndexException("index is closed", null);
+            }
+            if (writer == null) {
+                writer = openWriter();
+            }
             try {
                 T result = work.run(writer);
                 writer.commit();
                 return result;
-            } catch (SQLException | RuntimeException e) {
-                try {
-                    writer.rollback();
-                } catch (SQLException suppressed) {
-                    e.addSuppressed(suppressed);
-                }
+            } catch (Throwable e) {
+                discardWriter(e);
                 throw e;
             }
         } catch (SQLException e) {
             throw new IndexException("index write failed: " + e.getMessage(), e);
         } finally {
             writeLock.unlock();
+        }
+    }
+
+    private void discardWriter(Throwable cause) {
+        Connection c = writer;
+        writer = null;
+        try {
+            c.close();
+        } catch (SQLException suppressed) {
+            cause.addSuppressed(suppressed);
         }
     }
 
@@ -355,6 +388,15 @@ public final class SqliteIndex implements Index {
 
     @Override
     public void close() {
+        List<Connection> all = new ArrayList<>(readerConnections);
+        writeLock.lock();
+        try {
+            if (writer != null) all.add(writer);
+            writer = null;
+            closed = true;
+        } finally {
+            writeLock.unlock();
+        }
         for (Connection c : all) {
             try {
                 c.close();

@@ -1,0 +1,103 @@
+package org.openxet.storage;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openxet.protocol.MerkleHash;
+import org.openxet.protocol.XetHashes;
+import org.openxet.protocol.xorb.ChunkTable;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class SqliteIndexTest {
+    @TempDir
+    Path dir;
+
+    static MerkleHash hash(String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        return XetHashes.chunkHash(b, 0, b.length);
+    }
+
+    /** A one-chunk xorb layout (the index stores layouts; no bytes needed). */
+    static ChunkTable oneChunk(MerkleHash chunk) {
+        return new ChunkTable(1, chunk.toBytes(), new int[]{108}, new int[]{100});
+    }
+
+    /** A shard registering one file made of {@code xorb}'s only chunk, with that chunk as a dedup entry. */
+    static ShardCommit shard(String name, MerkleHash xorb, MerkleHash chunk) {
+        FileRecord file = new FileRecord(hash("file " + name), 100, new MerkleHash[]{xorb},
+                new int[]{0, 0, 1, 100, 0, 108}, null);
+        return new ShardCommit(hash("shard " + name), "user/repo", 123, List.of(file), List.of(xorb),
+                List.of(new ShardCommit.DedupChunk(chunk, xorb)));
+    }
+
+    static void sql(Path db, String statement) throws Exception {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
+            s.execute(statement);
+        }
+    }
+
+    static void assertNoShardRows(Map<String, Long> counts) {
+        for (String t : List.of("shards", "shard_scopes", "shard_xorbs", "files", "file_scopes", "dedup_chunks")) {
+            assertEquals(0L, counts.get(t), t + " holds rows of a registration that failed: " + counts);
+        }
+    }
+
+    /**
+     * When SQLite ends a transaction by itself (as it does on SQLITE_FULL or SQLITE_IOERR; here a trigger raises
+     * ROLLBACK just before the registration's last insert), the writer must come back in a good state: the next
+     * failing registration is still all-or-nothing, and the next good one commits.
+     */
+    @Test
+    void aWriteTransactionThatSqliteRolledBackLeavesTheWriterTransactional() throws Exception {
+        Path db = dir.resolve("index.sqlite");
+        MerkleHash chunk = hash("chunk");
+        MerkleHash xorb = hash("xorb");
+        try (SqliteIndex index = new SqliteIndex(db, 2)) {
+            assertTrue(index.putXorb(xorb, oneChunk(chunk), 108));
+            sql(db, "CREATE TRIGGER disk_full BEFORE INSERT ON dedup_chunks "
+                    + "BEGIN SELECT RAISE(ROLLBACK, 'database or disk is full'); END");
+
+            assertThrows(IndexException.class, () -> index.registerShard(shard("a", xorb, chunk)));
+            assertNoShardRows(index.rowCounts());
+            // The second failure is the one a broken writer gets wrong: it would write row by row in autocommit.
+            assertThrows(IndexException.class, () -> index.registerShard(shard("b", xorb, chunk)));
+            assertNoShardRows(index.rowCounts());
+
+            sql(db, "DROP TRIGGER disk_full");
+            assertTrue(index.registerShard(shard("b", xorb, chunk)));
+            Map<String, Long> counts = index.rowCounts();
+            for (String t : List.of("shards", "shard_scopes", "shard_xorbs", "files", "file_scopes", "dedup_chunks")) {
+                assertEquals(1L, counts.get(t), t + ": " + counts);
+            }
+            assertTrue(index.file(hash("file b"), "user/repo").isPresent());
+            assertEquals(List.of(xorb), index.dedup(chunk, "user/repo", 8).stream().map(XorbLayout::hash).toList());
+        }
+    }
+
+    /** A statement that fails inside the transaction (SQLite keeps it open) undoes the statements before it. */
+    @Test
+    void aFailedStatementUndoesTheWholeRegistration() throws Exception {
+        Path db = dir.resolve("index.sqlite");
+        MerkleHash chunk = hash("chunk");
+        MerkleHash xorb = hash("xorb");
+        try (SqliteIndex index = new SqliteIndex(db, 2)) {
+            assertTrue(index.putXorb(xorb, oneChunk(chunk), 108));
+            sql(db, "CREATE TRIGGER refuse BEFORE INSERT ON dedup_chunks BEGIN SELECT RAISE(ABORT, 'refused'); END");
+            assertThrows(IndexException.class, () -> index.registerShard(shard("a", xorb, chunk)));
+            assertNoShardRows(index.rowCounts());
+            sql(db, "DROP TRIGGER refuse");
+            assertTrue(index.registerShard(shard("a", xorb, chunk)));
+            assertEquals(1L, index.rowCounts().get("dedup_chunks"));
+        }
+    }
+}
