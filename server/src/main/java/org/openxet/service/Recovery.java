@@ -9,6 +9,7 @@ import org.openxet.storage.IndexException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -43,12 +44,19 @@ public final class Recovery {
         Files.deleteIfExists(dataDir.resolve(RUNNING_MARKER));
     }
 
-    /** Removes unregistered objects and reports registered xorbs whose object is missing (never expected). */
+    /**
+     * Removes unregistered objects and reports registered xorbs whose object is missing (never expected). The bucket is
+     * listed before the index is read: an object is deleted only if it was already there before we learnt what is
+     * registered and is not registered. Read the other way round, an object stored and registered in between would
+     * be listed but absent from the stale registered set, and deleted.
+     */
     public static Report reconcile(Index index, Bucket bucket) throws IOException, IndexException {
+        List<String> xorbKeys = bucket.list("xorbs/" + XorbIngest.PREFIX);
+        List<String> shardKeys = bucket.list("shards");
         Set<MerkleHash> xorbs = new HashSet<>(index.xorbHashes());
         int orphanXorbs = 0;
         Set<MerkleHash> present = new HashSet<>();
-        for (String key : bucket.list("xorbs/" + XorbIngest.PREFIX)) {
+        for (String key : xorbKeys) {
             MerkleHash h = parse(key);
             if (h != null && xorbs.contains(h)) {
                 present.add(h);
@@ -58,14 +66,20 @@ public final class Recovery {
             }
         }
         int orphanShards = 0;
-        for (String key : bucket.list("shards")) {
+        for (String key : shardKeys) {
             MerkleHash h = parse(key);
             if (h == null || !index.hasShard(h)) {
                 bucket.delete(key);
                 orphanShards++;
             }
         }
-        List<MerkleHash> missing = xorbs.stream().filter(h -> !present.contains(h)).toList();
+        // A xorb registered after the listing is registered but not listed: look again before calling it missing.
+        List<MerkleHash> missing = new ArrayList<>();
+        for (MerkleHash h : xorbs) {
+            if (!present.contains(h) && bucket.size(XorbIngest.key(h)).isEmpty()) {
+                missing.add(h);
+            }
+        }
         if (orphanXorbs + orphanShards > 0) {
             LOG.info("recovery: removed " + orphanXorbs + " unregistered xorb objects and " + orphanShards
                     + " unregistered shard objects left by an unclean stop");
