@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * {@code POST /v1/shards} and {@code /v2/shards} without the HTTP (§5.3, §6): parse with bounded allocation,
@@ -31,12 +32,18 @@ public final class ShardRegistration {
     private final Index index;
     private final Semaphore permits;
     private final Clock clock;
+    // Striped locks: one registration of a shard at a time stores, registers and, on failure, removes its object, so
+    // a failed registration never deletes an object that a concurrent identical one has just registered.
+    private final ReentrantLock[] stripes = new ReentrantLock[64];
 
     public ShardRegistration(Bucket bucket, Index index, int permits, Clock clock) {
         this.bucket = bucket;
         this.index = index;
         this.permits = new Semaphore(permits, true);
         this.clock = clock;
+        for (int i = 0; i < stripes.length; i++) {
+            stripes[i] = new ReentrantLock();
+        }
     }
 
     /** Progress of one registration, for the v2 NDJSON stream (§5.3). */
@@ -88,12 +95,47 @@ public final class ShardRegistration {
         byte[] stored = known ? null : ShardWriter.writeStored(shard, clock.millis() / 1000, -1L);
         ShardCommit commit = ShardValidation.validate(shard, layouts, shardHash, scope,
                 known ? 0 : stored.length, listener);
-        listener.committing("uploading");
-        if (!known) {
-            bucket.put(key(shardHash), stored);
+        ReentrantLock lock = stripes[(int) (shardHash.word0() & (stripes.length - 1))];
+        lock.lock();
+        try {
+            // The object is ours to remove only if this call creates it: one already there may be registered.
+            boolean creates = !known && bucket.size(key(shardHash)).isEmpty();
+            try {
+                listener.committing("uploading");
+                if (!known) {
+                    bucket.put(key(shardHash), stored);
+                }
+                listener.committing("syncing");
+                return index.registerShard(commit);
+            } catch (Throwable e) {
+                // Unregistered, the object would leak until the next unclean-stop recovery, and this happens
+                // precisely when the disk is full.
+                if (creates && !registeredAnyway(shardHash, e)) {
+                    try {
+                        bucket.delete(key(shardHash));
+                    } catch (IOException suppressed) {
+                        e.addSuppressed(suppressed);
+                    }
+                }
+                throw e;
+            }
+        } finally {
+            lock.unlock();
         }
-        listener.committing("syncing");
-        return index.registerShard(commit);
+    }
+
+    /**
+     * Whether the index holds the shard although its registration failed: a commit can land and still report an
+     * error (an fsync failing after the commit was written). When even that cannot be read, keep the object: an
+     * orphan costs disk, a registered shard without its object is lost data.
+     */
+    private boolean registeredAnyway(MerkleHash shardHash, Throwable failure) {
+        try {
+            return index.hasShard(shardHash);
+        } catch (IndexException | RuntimeException e) {
+            failure.addSuppressed(e);
+            return true;
+        }
     }
 
     public int availablePermits() {
