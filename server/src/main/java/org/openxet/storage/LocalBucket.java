@@ -15,7 +15,9 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 /**
@@ -30,11 +32,13 @@ public final class LocalBucket implements Bucket {
     private static final String TMP = ".tmp";
     private final Path root;
     private final Path tmp;
+    /** Directories this process has created or found and made durable (their entries, up to the root's, fsynced). */
+    private final Set<Path> durableDirs = ConcurrentHashMap.newKeySet();
 
     public LocalBucket(Path root) throws IOException {
         this.root = root.toAbsolutePath();
         this.tmp = this.root.resolve(TMP);
-        Files.createDirectories(tmp);
+        durableDirectory(tmp);
         try (Stream<Path> leftovers = Files.list(tmp)) {
             for (Path p : (Iterable<Path>) leftovers::iterator) {
                 Files.deleteIfExists(p);
@@ -77,10 +81,7 @@ public final class LocalBucket implements Bucket {
                 }
                 ch.force(true);
             }
-            if (!Files.isDirectory(dir)) {
-                Files.createDirectories(dir);
-                fsyncDirectory(dir.getParent());
-            }
+            durableDirectory(dir);
             try {
                 Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {
@@ -90,6 +91,27 @@ public final class LocalBucket implements Bucket {
         } finally {
             Files.deleteIfExists(temp);
         }
+    }
+
+    /**
+     * Creates {@code dir} under the root as needed and makes its whole chain durable before any object in it is
+     * acknowledged: the entry of every level, from {@code dir} up to the root itself, is fsynced in its parent,
+     * bottom-up. Whether a level was new cannot be told from the disk (a concurrent writer may have just created it
+     * and not synced it yet; a killed process may have left it unsynced), so a directory is trusted only once this
+     * process has synced its chain; after that a put costs one fsync of its directory, as before.
+     */
+    private void durableDirectory(Path dir) throws IOException {
+        if (durableDirs.contains(dir)) {
+            return;
+        }
+        Files.createDirectories(dir);
+        for (Path level = dir; level != null && level.startsWith(root); level = level.getParent()) {
+            Path parent = level.getParent();
+            if (parent != null) {
+                fsyncDirectory(parent);
+            }
+        }
+        durableDirs.add(dir);
     }
 
     private static void fsyncDirectory(Path dir) throws IOException {
