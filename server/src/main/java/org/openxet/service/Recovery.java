@@ -7,8 +7,12 @@ import org.openxet.storage.Index;
 import org.openxet.storage.IndexException;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -32,16 +36,31 @@ public final class Recovery {
     public record Report(int orphanXorbs, int orphanShards, List<MerkleHash> missingXorbs) {
     }
 
-    /** Marks the data dir as in use; returns true when the previous run did not stop cleanly. */
+    /**
+     * Marks the data dir as in use; returns true when the previous run did not stop cleanly. The marker is durable
+     * before anything is served: lost in a power cut, the next start would skip the reconciliation it needs.
+     */
     public static boolean begin(Path dataDir) throws IOException {
         Path marker = dataDir.resolve(RUNNING_MARKER);
         boolean unclean = Files.exists(marker);
-        Files.writeString(marker, Long.toString(ProcessHandle.current().pid()));
+        try (FileChannel ch = FileChannel.open(marker, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            ch.write(ByteBuffer.wrap(Long.toString(ProcessHandle.current().pid()).getBytes(StandardCharsets.US_ASCII)));
+            ch.force(true);
+        }
+        syncDirectory(dataDir);
         return unclean;
     }
 
     public static void endCleanly(Path dataDir) throws IOException {
         Files.deleteIfExists(dataDir.resolve(RUNNING_MARKER));
+        syncDirectory(dataDir);
+    }
+
+    private static void syncDirectory(Path dir) throws IOException {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        }
     }
 
     /**
