@@ -55,22 +55,29 @@ public final class Bodies {
                 n += r;
                 checkPace(n, System.nanoTime() - start);
             }
-        } catch (SocketTimeoutException e) {
-            throw slow(n, System.nanoTime() - start);
-        } catch (DataReader.InsufficientDataAvailableException e) {
-            // Helidon: the connection ended before Content-Length bytes arrived.
-            throw HttpError.badRequest("truncated body: the connection closed after " + n + " bytes");
-        } catch (IOException | UncheckedIOException e) {
-            if (e.getCause() instanceof SocketTimeoutException || e instanceof UncheckedIOException u
-                    && u.getCause() instanceof SocketTimeoutException) {
-                throw slow(n, System.nanoTime() - start);
-            }
-            throw HttpError.badRequest("request body could not be read: " + e.getMessage());
+        } catch (IOException | RuntimeException e) {
+            throw readFailure(e, n, start);
         }
         if (declared >= 0 && n < declared) {
             throw HttpError.badRequest("truncated body: " + n + " of " + declared + " bytes");
         }
         return new Body(buf, n);
+    }
+
+    /** The status for a body read that threw after {@code bytes}: a stall is 408, anything else 400. */
+    private RuntimeException readFailure(Exception e, long bytes, long startNanos) throws HttpError {
+        long elapsed = System.nanoTime() - startNanos;
+        if (e instanceof SocketTimeoutException || e.getCause() instanceof SocketTimeoutException) {
+            throw slow(bytes, elapsed);
+        }
+        if (e instanceof DataReader.InsufficientDataAvailableException) {
+            // Helidon: the connection ended before Content-Length bytes arrived.
+            throw HttpError.badRequest("truncated body: the connection closed after " + bytes + " bytes");
+        }
+        if (e instanceof IOException || e instanceof UncheckedIOException) {
+            throw HttpError.badRequest("request body could not be read: " + e.getMessage());
+        }
+        return (RuntimeException) e;
     }
 
     private void checkPace(long bytes, long elapsedNanos) throws HttpError {
@@ -84,8 +91,37 @@ public final class Bodies {
                 + " B/s, below the floor of " + floorBytesPerSecond + " B/s");
     }
 
-    /** Reads and discards at most {@code cap} bytes (telemetry). */
+    /**
+     * Reads and discards a body of at most {@code cap} bytes (telemetry) through one small buffer, under the same cap
+     * and pace floor as {@link #read}: the declared length is never allocated, since nothing is kept, so many
+     * connections each declaring the cap and sending a byte cost a few KiB each, not the cap each.
+     */
     public void discard(ServerRequest req, long cap) throws HttpError {
-        read(req, cap);
+        long declared = req.headers().contentLength().orElse(-1L);
+        if (declared > cap) {
+            throw new HttpError(413, "payload_too_large", "body of " + declared + " bytes exceeds the limit of " + cap);
+        }
+        InputStream in = req.content().inputStream();
+        byte[] buf = new byte[DISCARD_BUFFER];
+        long n = 0;
+        long start = System.nanoTime();
+        try {
+            int r;
+            while ((r = in.read(buf)) >= 0) {
+                n += r;
+                if (n > cap) {
+                    throw new HttpError(413, "payload_too_large", "body exceeds the limit of " + cap + " bytes");
+                }
+                checkPace(n, System.nanoTime() - start);
+            }
+        } catch (IOException | RuntimeException e) {
+            throw readFailure(e, n, start);
+        }
+        if (declared >= 0 && n < declared) {
+            throw HttpError.badRequest("truncated body: " + n + " of " + declared + " bytes");
+        }
     }
+
+    /** The one buffer a discarded body passes through. */
+    static final int DISCARD_BUFFER = 8 * 1024;
 }
