@@ -1,5 +1,6 @@
 package org.openxet.http;
 
+import com.sun.management.UnixOperatingSystemMXBean;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.accesslog.AccessLogEntry;
 import io.helidon.webserver.accesslog.AccessLogFeature;
@@ -9,14 +10,18 @@ import io.helidon.webserver.http1.Http1Config;
 import org.openxet.service.Services;
 import org.openxet.service.SignedUrls;
 
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.List;
+import java.util.logging.Logger;
 
 /**
  * The HTTP server: Helidon SE WebServer on virtual threads, one blocking handler per request. {@link #routing} is the
  * single routing function: {@code openxet serve} and every test call it, so no route exists only in one of them.
  */
 public final class OpenxetServer {
+    private static final Logger LOG = Logger.getLogger(OpenxetServer.class.getName());
+
     private OpenxetServer() {
     }
 
@@ -39,12 +44,41 @@ public final class OpenxetServer {
     /** Longest accepted request line (method, path and query, version). */
     static final int MAX_REQUEST_LINE = 16 * 1024;
 
+    /** File descriptors kept free of connections: the SQLite index, bucket files, temp files, jars, the JVM itself. */
+    static final long FD_RESERVE = 1024;
+    /** Most connections accepted at once however high the fd limit: each costs a thread, buffers and kernel memory. */
+    static final int MAX_CONNECTIONS = 10_000;
+
+    /**
+     * Connections accepted at once: below the process's file descriptor limit, so that idle connections cannot use up
+     * the descriptors. When accept() fails for want of one, Helidon closes the listening socket for good while the
+     * process stays up. At the limit Helidon stops accepting (it takes a permit before each accept): later clients
+     * wait in the kernel's backlog until a connection ends, and cost no descriptor meanwhile.
+     */
+    static int connectionLimit() {
+        long fds = ManagementFactory.getOperatingSystemMXBean() instanceof UnixOperatingSystemMXBean unix
+                ? unix.getMaxFileDescriptorCount() : -1;
+        if (fds <= 0) {
+            return MAX_CONNECTIONS;
+        }
+        // A low limit (1024 is a common default) cannot spare the whole reserve: keep half of it for files then.
+        long limit = fds > 2 * FD_RESERVE ? fds - FD_RESERVE : fds / 2;
+        return (int) Math.max(1, Math.min(MAX_CONNECTIONS, limit));
+    }
+
     /** Starts a server for {@code services} on the configured host and port. */
     public static WebServer start(Services services) {
+        return start(services, connectionLimit());
+    }
+
+    /** {@link #start(Services)} accepting at most {@code maxConnections} connections at once (tests use a few). */
+    static WebServer start(Services services, int maxConnections) {
         var config = services.config();
+        LOG.info("accepting at most " + maxConnections + " connections at once");
         WebServer server = WebServer.builder()
                 .host(config.host())
                 .port(config.port())
+                .maxTcpConnections(maxConnections)
                 // A stalled body read gives up after the pace window (408); idle keep-alive connections are closed
                 // after the clients' own pool idle time (60 s) has surely passed.
                 // TCP_NODELAY: without it the last segment of every answer waits for the client's delayed ACK
