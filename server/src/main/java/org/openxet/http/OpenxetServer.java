@@ -10,7 +10,14 @@ import io.helidon.webserver.http1.Http1Config;
 import org.openxet.service.Services;
 import org.openxet.service.SignedUrls;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.net.ConnectException;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
 import java.util.logging.Logger;
@@ -98,6 +105,86 @@ public final class OpenxetServer {
                 .routing(r -> routing(r, services))
                 .build();
         return server.start();
+    }
+
+    /** How often {@link #exitWhenListenerStops} checks that the listening socket still takes connections. */
+    static final Duration LISTENER_CHECK = Duration.ofSeconds(5);
+
+    /**
+     * Exits the process (status 1, after a SEVERE line) if the listening socket closes while the server is running, so
+     * a supervisor restarts it. Helidon 4.5 closes the socket for good when accept() fails (no file descriptor left,
+     * for one) and its listener thread then waits forever, while {@link WebServer#isRunning()} stays true: a live
+     * process that serves no one. No API reports the listener's state, so a daemon thread connects to the port every
+     * {@link #LISTENER_CHECK}: only a closed socket refuses a connection; a listener at its connection limit leaves it
+     * in the backlog. A stop begun by a shutdown hook (how {@code openxet serve} stops) is not a failure.
+     *
+     * @param host the configured listen host; a wildcard address is checked on loopback
+     */
+    public static void exitWhenListenerStops(WebServer server, String host) {
+        watchListener(server, host, LISTENER_CHECK, () -> {
+            LOG.severe("the listening socket on port " + server.port() + " closed while the server was running;"
+                    + " exiting so that a supervisor restarts the server");
+            System.exit(1);
+        });
+    }
+
+    /** Runs {@code onStopped} once if {@code server}'s listening socket refuses connections while it is running. */
+    static Thread watchListener(WebServer server, String host, Duration every, Runnable onStopped) {
+        InetSocketAddress self = new InetSocketAddress(checkAddress(host), server.port());
+        return Thread.ofPlatform().daemon(true).name("openxet-listener-watch").start(() -> {
+            try {
+                while (server.isRunning()) {
+                    Thread.sleep(every);
+                    // Twice a second apart: a refusal on a loopback address is not transient, but be sure.
+                    if (refused(self)) {
+                        Thread.sleep(1000);
+                        if (server.isRunning() && refused(self) && !shuttingDown()) {
+                            onStopped.run();
+                            return;
+                        }
+                    }
+                }
+            } catch (InterruptedException e) {
+                // asked to stop watching
+            }
+        });
+    }
+
+    private static InetAddress checkAddress(String host) {
+        try {
+            InetAddress configured = InetAddress.getByName(host);
+            if (!configured.isAnyLocalAddress()) {
+                return configured;
+            }
+            return configured instanceof Inet6Address ? InetAddress.getByName("::1") : InetAddress.getLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return InetAddress.getLoopbackAddress();
+        }
+    }
+
+    /** True only for a refused connection; a timeout (full backlog) or a local failure proves nothing. */
+    private static boolean refused(InetSocketAddress address) {
+        try (Socket probe = new Socket()) {
+            probe.connect(address, 2000);
+            return false;
+        } catch (ConnectException e) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The JVM is running its shutdown hooks: it refuses new hooks then, and only then. */
+    private static boolean shuttingDown() {
+        Thread probe = new Thread(() -> {
+        });
+        try {
+            Runtime.getRuntime().addShutdownHook(probe);
+            Runtime.getRuntime().removeShutdownHook(probe);
+            return false;
+        } catch (IllegalStateException e) {
+            return true;
+        }
     }
 
     /** Method, path (never the query: signed URLs carry credentials), status, bytes, milliseconds. */
