@@ -15,7 +15,8 @@ import java.util.logging.Logger;
 
 /**
  * The one place exceptions become statuses: every 4xx/5xx carries {@code {"error": code, "message": text}} and is
- * logged (4xx as the client's fault at INFO, 5xx with its stack at WARNING). Never logs a token: messages are ours.
+ * logged (4xx as the client's fault at INFO, 5xx with its stack at WARNING, except a deliberate 5xx {@link HttpError}
+ * such as 503 when busy: INFO, no stack). Never logs a token: messages are ours.
  */
 public final class Errors {
     private static final Logger LOG = Logger.getLogger("org.openxet.http.errors");
@@ -43,7 +44,7 @@ public final class Errors {
     public static void send(ServerRequest req, ServerResponse res, Throwable t) {
         Mapped m = map(t);
         String where = req.prologue().method().text() + " " + req.path().path();
-        if (m.status() >= 500) {
+        if (m.status() >= 500 && !(t instanceof HttpError)) {
             LOG.log(Level.WARNING, where + " failed: " + t, t);
         } else {
             LOG.info(where + " -> " + m.status() + " " + m.code() + ": " + m.message());
@@ -51,7 +52,7 @@ public final class Errors {
         if (res.isSent()) {
             return;
         }
-        if (m.status() == 408 || m.status() == 413) {
+        if (m.status() == 408 || m.status() == 413 || m.status() == 503) {
             // The rest of the body will not be read: do not keep the connection.
             res.header(HeaderNames.CONNECTION, "close");
         }

@@ -11,8 +11,10 @@ import org.openxet.service.Grant;
 import org.openxet.service.Services;
 import org.openxet.service.XorbIngest;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 
 /** {@code POST} and {@code HEAD /v1/xorbs/{prefix}/{hash}} (§5.2). */
 final class XorbRoutes {
@@ -23,12 +25,28 @@ final class XorbRoutes {
      * xorbs of up to 64 MiB concurrently. Half the heap; later uploads wait, their bytes held back by TCP.
      */
     private final Semaphore memoryKiB;
+    /**
+     * Longest an upload waits for its share of {@link #memoryKiB} before it is answered 503: slow uploads can hold the
+     * whole budget for minutes, and a wait without end left every other upload unanswered. The stock client retries
+     * 503 after 3 s, 9 s, 27 s… (×[0,1) jitter) and lowers its upload concurrency on each failure (§5.10, §7), so a
+     * refused upload comes back later with fewer companions. 20 s: a 64 MiB upload at 10 MB/s frees its share within
+     * it, and the client's own read timeout (300 s) is far off.
+     */
+    static final Duration BUDGET_WAIT = Duration.ofSeconds(20);
+    /** Sent with the 503 (the stock client keeps its own backoff; other clients may use it). */
+    static final String RETRY_AFTER_SECONDS = "10";
+    private final Duration budgetWait;
 
     XorbRoutes(Services services, Bodies bodies) {
+        this(services, bodies, Math.max(Runtime.getRuntime().maxMemory() / 2, 2 * XorbFormat.MAX_UPLOAD_BYTES), BUDGET_WAIT);
+    }
+
+    /** With a given memory budget and wait (tests use a small one of each). */
+    XorbRoutes(Services services, Bodies bodies, long budgetBytes, Duration budgetWait) {
         this.services = services;
         this.bodies = bodies;
-        long budget = Math.max(Runtime.getRuntime().maxMemory() / 2, 2 * XorbFormat.MAX_UPLOAD_BYTES);
-        this.memoryKiB = new Semaphore((int) Math.min(Integer.MAX_VALUE, budget >> 10), true);
+        this.memoryKiB = new Semaphore((int) Math.min(Integer.MAX_VALUE, budgetBytes >> 10), true);
+        this.budgetWait = budgetWait;
     }
 
     void register(RouteTable routes) {
@@ -56,7 +74,11 @@ final class XorbRoutes {
                     + XorbFormat.MAX_UPLOAD_BYTES);
         }
         int kib = (int) Math.max(1, (declared + 1023) >> 10);
-        memoryKiB.acquire(kib);
+        if (!memoryKiB.tryAcquire(kib, budgetWait.toMillis(), TimeUnit.MILLISECONDS)) {
+            // The body stays unread: Errors closes the connection after the answer.
+            res.header(HeaderNames.RETRY_AFTER, RETRY_AFTER_SECONDS);
+            throw new HttpError(503, "busy", "the server is receiving as many xorb bytes as it can hold; retry later");
+        }
         try {
             Bodies.Body body = bodies.read(req, XorbFormat.MAX_UPLOAD_BYTES);
             XorbIngest.Result result = services.ingest().ingest(hash, body.data(), body.length());
