@@ -70,6 +70,10 @@ public final class Bodies {
         if (e instanceof SocketTimeoutException || e.getCause() instanceof SocketTimeoutException) {
             throw slow(bytes, elapsed);
         }
+        if (Errors.clientGone(e)) {
+            // reset mid-body: no one to answer; Errors logs it quietly
+            return e instanceof RuntimeException r ? r : new UncheckedIOException((IOException) e);
+        }
         if (e instanceof DataReader.InsufficientDataAvailableException) {
             // Helidon: the connection ended before Content-Length bytes arrived.
             throw HttpError.badRequest("truncated body: the connection closed after " + bytes + " bytes");

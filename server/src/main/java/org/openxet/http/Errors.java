@@ -2,6 +2,7 @@ package org.openxet.http;
 
 import io.helidon.http.HeaderNames;
 import io.helidon.http.Status;
+import io.helidon.webserver.ServerConnectionException;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import org.openxet.protocol.FormatException;
@@ -9,6 +10,7 @@ import org.openxet.protocol.HashMismatchException;
 import org.openxet.protocol.InvalidHashException;
 import org.openxet.service.AuthException;
 
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -40,10 +42,35 @@ public final class Errors {
         };
     }
 
-    /** Answers {@code t} on {@code res} if nothing was sent yet; logs it either way. */
+    /**
+     * The client closed or reset the connection (a reset or broken pipe surfaces as a {@link SocketException} somewhere
+     * in the chain, often inside Helidon's {@link ServerConnectionException}): there is no one to answer, and it is
+     * not a server fault. A read timeout is not a {@link SocketException}.
+     */
+    static boolean clientGone(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof SocketException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Answers {@code t} on {@code res} if nothing was sent yet; logs it either way. A client that went away gets one
+     * INFO line and no answer: the connection is closed by rethrowing, which Helidon handles quietly.
+     */
     public static void send(ServerRequest req, ServerResponse res, Throwable t) {
-        Mapped m = map(t);
         String where = req.prologue().method().text() + " " + req.path().path();
+        if (clientGone(t)) {
+            LOG.info(where + ": the client closed the connection (" + rootMessage(t) + ")");
+            if (!res.isSent()) {
+                // Never sent; only the access log reads it, which would otherwise show the default 200 (nginx's 499).
+                res.status(Status.create(499, "Client Closed Request"));
+            }
+            throw t instanceof ServerConnectionException e ? e : new ServerConnectionException("client went away", t);
+        }
+        Mapped m = map(t);
         if (m.status() >= 500 && !(t instanceof HttpError)) {
             LOG.log(Level.WARNING, where + " failed: " + t, t);
         } else {
@@ -57,6 +84,14 @@ public final class Errors {
             res.header(HeaderNames.CONNECTION, "close");
         }
         sendJson(res, m.status(), json(m.code(), m.message()));
+    }
+
+    private static String rootMessage(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + ": " + root.getMessage();
     }
 
     static String json(String code, String message) {
