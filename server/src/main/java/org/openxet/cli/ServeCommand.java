@@ -80,6 +80,8 @@ public final class ServeCommand implements Callable<Integer> {
             lock.close();
             return fail(1, "cannot listen on " + cfg.host() + ":" + cfg.port() + " (see the error above; is the port in use?)");
         }
+        // A listener that dies under us (out of file descriptors) exits the process for a supervisor to restart.
+        OpenxetServer.exitWhenListenerStops(server, cfg.host());
         CountDownLatch stopped = new CountDownLatch(1);
         final ServerConfig running = cfg;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
