@@ -1,6 +1,7 @@
 package org.openxet.http;
 
 import io.helidon.common.buffers.DataReader;
+import io.helidon.webserver.ServerConnectionException;
 import io.helidon.webserver.http.ServerRequest;
 
 import java.io.IOException;
@@ -8,6 +9,11 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.SocketTimeoutException;
 import java.util.Arrays;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
 
 /**
  * Reads request bodies into memory with a size cap (413 beyond it) and a pace floor: a body arriving slower than
@@ -15,6 +21,7 @@ import java.util.Arrays;
  * (§5.10), so an honest slow link recovers and an idle sender cannot pin a thread and its buffer.
  */
 public final class Bodies {
+    private static final Logger LOG = Logger.getLogger(Bodies.class.getName());
     private final long floorBytesPerSecond;
     private final long windowNanos;
 
@@ -36,6 +43,7 @@ public final class Bodies {
         byte[] buf = new byte[(int) (declared >= 0 ? declared : Math.min(cap, 1 << 20))];
         int n = 0;
         long start = System.nanoTime();
+        StallWatch watch = new StallWatch();
         try {
             while (true) {
                 if (n == buf.length) {
@@ -53,10 +61,13 @@ public final class Bodies {
                     break;
                 }
                 n += r;
+                watch.progress();
                 checkPace(n, System.nanoTime() - start);
             }
         } catch (IOException | RuntimeException e) {
-            throw readFailure(e, n, start);
+            throw readFailure(e, n, start, watch);
+        } finally {
+            watch.stop();
         }
         if (declared >= 0 && n < declared) {
             throw HttpError.badRequest("truncated body: " + n + " of " + declared + " bytes");
@@ -65,10 +76,19 @@ public final class Bodies {
     }
 
     /** The status for a body read that threw after {@code bytes}: a stall is 408, anything else 400. */
-    private RuntimeException readFailure(Exception e, long bytes, long startNanos) throws HttpError {
+    private RuntimeException readFailure(Exception e, long bytes, long startNanos, StallWatch watch) throws HttpError {
         long elapsed = System.nanoTime() - startNanos;
-        if (e instanceof SocketTimeoutException || e.getCause() instanceof SocketTimeoutException) {
-            throw slow(bytes, elapsed);
+        if (watch.fired()) {
+            // Our own watch closed the socket: nothing can be answered on it, so say why here and end quietly.
+            Thread.interrupted();
+            LOG.info("request body stalled: no byte for " + windowNanos / 1_000_000_000L + " s after " + bytes
+                    + " bytes; connection closed");
+            throw new ServerConnectionException("request body stalled", e);
+        }
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof SocketTimeoutException) {
+                throw slow(bytes, elapsed);
+            }
         }
         if (Errors.clientGone(e)) {
             // reset mid-body: no one to answer; Errors logs it quietly
@@ -109,22 +129,72 @@ public final class Bodies {
         byte[] buf = new byte[DISCARD_BUFFER];
         long n = 0;
         long start = System.nanoTime();
+        StallWatch watch = new StallWatch();
         try {
             int r;
             while ((r = in.read(buf)) >= 0) {
                 n += r;
+                watch.progress();
                 if (n > cap) {
                     throw new HttpError(413, "payload_too_large", "body exceeds the limit of " + cap + " bytes");
                 }
                 checkPace(n, System.nanoTime() - start);
             }
         } catch (IOException | RuntimeException e) {
-            throw readFailure(e, n, start);
+            throw readFailure(e, n, start, watch);
+        } finally {
+            watch.stop();
         }
         if (declared >= 0 && n < declared) {
             throw HttpError.badRequest("truncated body: " + n + " of " + declared + " bytes");
         }
     }
+
+    /**
+     * Ends a body read that receives nothing for a whole window. The pace check only runs when bytes arrive, and the
+     * listener sets no socket read timeout (Helidon's server applies none), so a sender that stops mid-body held its
+     * thread, its buffer and its share of the upload budget until it hung up itself. Interrupting a virtual thread
+     * blocked on a socket closes the socket (JEP 444): the client sees the connection end and retries.
+     */
+    private final class StallWatch {
+        private final Thread reader = Thread.currentThread();
+        private volatile long lastProgress = System.nanoTime();
+        private volatile boolean fired;
+        private final ScheduledFuture<?> check;
+
+        StallWatch() {
+            long period = Math.max(100_000_000L, windowNanos / 4);
+            check = STALLS.scheduleAtFixedRate(this::check, period, period, TimeUnit.NANOSECONDS);
+        }
+
+        void progress() {
+            lastProgress = System.nanoTime();
+        }
+
+        private void check() {
+            if (!fired && System.nanoTime() - lastProgress > windowNanos) {
+                fired = true;
+                reader.interrupt();
+                stop();
+            }
+        }
+
+        boolean fired() {
+            return fired;
+        }
+
+        void stop() {
+            ScheduledFuture<?> c = check;
+            if (c != null) c.cancel(false); // null only if a check ran before the constructor stored it
+        }
+    }
+
+    /** One daemon thread checks every body read in progress. */
+    private static final ScheduledExecutorService STALLS = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "openxet-body-stalls");
+        t.setDaemon(true);
+        return t;
+    });
 
     /** The one buffer a discarded body passes through. */
     static final int DISCARD_BUFFER = 8 * 1024;

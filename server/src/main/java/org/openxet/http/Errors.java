@@ -49,7 +49,8 @@ public final class Errors {
      */
     static boolean clientGone(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof SocketException) {
+            // Helidon's own "the connection is gone" (also what Bodies throws after closing a stalled upload).
+            if (c instanceof SocketException || c instanceof ServerConnectionException) {
                 return true;
             }
         }

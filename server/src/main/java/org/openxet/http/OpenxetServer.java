@@ -86,11 +86,12 @@ public final class OpenxetServer {
                 .host(config.host())
                 .port(config.port())
                 .maxTcpConnections(maxConnections)
-                // A stalled body read gives up after the pace window (408); idle keep-alive connections are closed
-                // after the clients' own pool idle time (60 s) has surely passed.
+                // Helidon's server applies no socket read timeout (readTimeout is a client option): Bodies ends a
+                // body that stalls for a window itself; idle keep-alive connections are closed after the clients'
+                // own pool idle time (60 s) has surely passed.
                 // TCP_NODELAY: without it the last segment of every answer waits for the client's delayed ACK
                 // (40 ms on Linux), which measured as a 3x slower median for large reconstruction answers.
-                .connectionOptions(o -> o.readTimeout(config.uploadWindow().plusSeconds(5)).tcpNoDelay(true))
+                .connectionOptions(o -> o.tcpNoDelay(true))
                 // Blocking socket streams, not Helidon's NIO wrapper: the wrapper stages every write through an 8 KiB
                 // buffer, one syscall per 8 KiB, which made handing over a 23 MB answer take 27 ms instead of 11 ms.
                 .useNio(false)

@@ -210,6 +210,58 @@ class UploadRejectionTest {
     }
 
     @Test
+    void aBodyThatStopsArrivingEndsTheConnectionAfterTheWindow() throws Exception {
+        String other = Vectors.capture("single-r65536").get("xorbs").get(0).get("xorb_hash").asText();
+        List<java.util.logging.LogRecord> records = java.util.Collections.synchronizedList(new ArrayList<>());
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                records.add(r);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Logger root = java.util.logging.Logger.getLogger("");
+        root.addHandler(capture);
+        try {
+            try (Socket sock = new Socket("127.0.0.1", server.port())) {
+                sock.setSoTimeout(30_000);
+                OutputStream out = sock.getOutputStream();
+                out.write(("POST /v1/xorbs/default/" + other + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + write
+                        + "\r\nContent-Length: 100000\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(new byte[10]);
+                out.flush();
+                long t0 = System.nanoTime();
+                // No byte for the whole 2 s window: the server closes the connection (the client retries),
+                // where it used to wait for as long as the sender kept the connection open.
+                int first;
+                try {
+                    first = sock.getInputStream().read();
+                } catch (java.net.SocketException reset) {
+                    first = -1;
+                }
+                double seconds = (System.nanoTime() - t0) / 1e9;
+                assertEquals(-1, first, "the connection ends without an answer");
+                assertTrue(seconds < 10, seconds + " s");
+            }
+            assertEquals(before, server.storedCounts());
+            assertEquals(200, server.get("/health", null).statusCode());
+        } finally {
+            root.removeHandler(capture);
+        }
+        assertTrue(records.stream().anyMatch(r -> r.getMessage().contains("request body stalled: no byte for 2 s after 10 bytes")),
+                "no stall logged");
+        assertTrue(records.stream().noneMatch(r -> r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()),
+                records.stream().map(r -> r.getLevel() + " " + r.getMessage()).toList().toString());
+    }
+
+    @Test
     void unknownRoutesAre404JsonNever405() throws Exception {
         assertRejected(server.send(server.request("/v2/shards", write).PUT(java.net.http.HttpRequest.BodyPublishers.noBody()).build()),
                 404, "not_found");
