@@ -9,6 +9,7 @@ import org.openxet.protocol.FormatException;
 import org.openxet.protocol.HashMismatchException;
 import org.openxet.protocol.InvalidHashException;
 import org.openxet.service.AuthException;
+import org.openxet.service.ShardRegistration;
 
 import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +23,8 @@ import java.util.logging.Logger;
  */
 public final class Errors {
     private static final Logger LOG = Logger.getLogger("org.openxet.http.errors");
+    /** Sent with every 503 (the stock client keeps its own backoff; other clients may use it). */
+    static final String BUSY_RETRY_AFTER_SECONDS = "10";
 
     private Errors() {
     }
@@ -38,6 +41,7 @@ public final class Errors {
             case InvalidHashException e -> new Mapped(400, "invalid_hash", e.getMessage());
             case HashMismatchException e -> new Mapped(400, "hash_mismatch", e.getMessage());
             case FormatException e -> new Mapped(400, "invalid_format", e.getMessage());
+            case ShardRegistration.Busy e -> new Mapped(503, "busy", e.getMessage());
             default -> new Mapped(500, "internal", "internal error: " + t.getClass().getSimpleName());
         };
     }
@@ -72,7 +76,7 @@ public final class Errors {
             throw t instanceof ServerConnectionException e ? e : new ServerConnectionException("client went away", t);
         }
         Mapped m = map(t);
-        if (m.status() >= 500 && !(t instanceof HttpError)) {
+        if (m.status() >= 500 && !(t instanceof HttpError) && !(t instanceof ShardRegistration.Busy)) {
             LOG.log(Level.WARNING, where + " failed: " + t, t);
         } else {
             LOG.info(where + " -> " + m.status() + " " + m.code() + ": " + m.message());
@@ -83,6 +87,9 @@ public final class Errors {
         if (m.status() == 408 || m.status() == 413 || m.status() == 503) {
             // The rest of the body will not be read: do not keep the connection.
             res.header(HeaderNames.CONNECTION, "close");
+        }
+        if (m.status() == 503 && !res.headers().contains(HeaderNames.RETRY_AFTER)) {
+            res.header(HeaderNames.RETRY_AFTER, BUSY_RETRY_AFTER_SECONDS);
         }
         sendJson(res, m.status(), json(m.code(), m.message()));
     }

@@ -44,7 +44,7 @@ final class ShardRoutes {
     }
 
     private void uploadV1(ServerRequest req, ServerResponse res, Grant grant) throws Exception {
-        boolean inserted = services.shards().withPermit(() -> {
+        boolean inserted = services.shards().withPermit(services.config().uploadWindow(), () -> {
             Bodies.Body body = bodies.read(req, ShardRegistration.MAX_SHARD_BYTES);
             return services.shards().register(body.data(), body.length(), grant.scope(), ShardRegistration.SILENT);
         });
@@ -56,7 +56,7 @@ final class ShardRoutes {
      * failures after that arrive as an {@code error} frame (retryable false), server faults as retryable ones.
      */
     private void uploadV2(ServerRequest req, ServerResponse res, Grant grant) throws Exception {
-        services.shards().withPermit(() -> {
+        services.shards().withPermit(services.config().uploadWindow(), () -> {
             Bodies.Body body = bodies.read(req, ShardRegistration.MAX_SHARD_BYTES);
             org.openxet.protocol.shard.ShardParser.parse(body.data(), 0, body.length());
             res.status(200);

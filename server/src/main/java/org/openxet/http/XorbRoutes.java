@@ -29,16 +29,15 @@ final class XorbRoutes {
      * Longest an upload waits for its share of {@link #memoryKiB} before it is answered 503: slow uploads can hold the
      * whole budget for minutes, and a wait without end left every other upload unanswered. The stock client retries
      * 503 after 3 s, 9 s, 27 s… (×[0,1) jitter) and lowers its upload concurrency on each failure (§5.10, §7), so a
-     * refused upload comes back later with fewer companions. 20 s: a 64 MiB upload at 10 MB/s frees its share within
-     * it, and the client's own read timeout (300 s) is far off.
+     * refused upload comes back later with fewer companions. The wait is {@code upload.window} (20 s by default, as
+     * for a shard's commit permit): a 64 MiB upload at 10 MB/s frees its share within it, and the client's own read
+     * timeout (300 s) is far off.
      */
-    static final Duration BUDGET_WAIT = Duration.ofSeconds(20);
-    /** Sent with the 503 (the stock client keeps its own backoff; other clients may use it). */
-    static final String RETRY_AFTER_SECONDS = "10";
     private final Duration budgetWait;
 
     XorbRoutes(Services services, Bodies bodies) {
-        this(services, bodies, Math.max(Runtime.getRuntime().maxMemory() / 2, 2 * XorbFormat.MAX_UPLOAD_BYTES), BUDGET_WAIT);
+        this(services, bodies, Math.max(Runtime.getRuntime().maxMemory() / 2, 2 * XorbFormat.MAX_UPLOAD_BYTES),
+                services.config().uploadWindow());
     }
 
     /** With a given memory budget and wait (tests use a small one of each). */
@@ -76,7 +75,6 @@ final class XorbRoutes {
         int kib = (int) Math.max(1, (declared + 1023) >> 10);
         if (!memoryKiB.tryAcquire(kib, budgetWait.toMillis(), TimeUnit.MILLISECONDS)) {
             // The body stays unread: Errors closes the connection after the answer.
-            res.header(HeaderNames.RETRY_AFTER, RETRY_AFTER_SECONDS);
             throw new HttpError(503, "busy", "the server is receiving as many xorb bytes as it can hold; retry later");
         }
         try {

@@ -14,8 +14,10 @@ import org.openxet.storage.XorbLayout;
 
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -31,6 +33,7 @@ public final class ShardRegistration {
     private final Bucket bucket;
     private final Index index;
     private final Semaphore permits;
+    private final int maxPermits;
     private final Clock clock;
     // Striped locks: one registration of a shard at a time stores, registers and, on failure, removes its object, so
     // a failed registration never deletes an object that a concurrent identical one has just registered.
@@ -40,6 +43,7 @@ public final class ShardRegistration {
         this.bucket = bucket;
         this.index = index;
         this.permits = new Semaphore(permits, true);
+        this.maxPermits = permits;
         this.clock = clock;
         for (int i = 0; i < stripes.length; i++) {
             stripes[i] = new ReentrantLock();
@@ -66,10 +70,24 @@ public final class ShardRegistration {
         T run() throws E, IOException, IndexException, FormatException;
     }
 
-    /** Runs {@code work} (typically: read the body, then {@link #register}) under one of the commit permits. */
-    public <T, E extends Exception> T withPermit(Permitted<T, E> work) throws E, IOException, IndexException,
-            FormatException, InterruptedException {
-        permits.acquire();
+    /** No commit permit came free in time: the caller answers 503 and the client retries later. */
+    public static final class Busy extends Exception {
+        Busy(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Runs {@code work} (typically: read the body, then {@link #register}) under one of the commit permits, waiting at
+     * most {@code wait} for one: slow uploads can hold every permit for minutes, and a wait without end left every
+     * other shard upload unanswered.
+     */
+    public <T, E extends Exception> T withPermit(Duration wait, Permitted<T, E> work) throws E, IOException,
+            IndexException, FormatException, InterruptedException, Busy {
+        if (!permits.tryAcquire(wait.toNanos(), TimeUnit.NANOSECONDS)) {
+            throw new Busy("all " + maxPermits + " shard commit slots stayed busy for " + wait.toSeconds()
+                    + " s; retry later");
+        }
         try {
             return work.run();
         } finally {

@@ -59,7 +59,7 @@ class XorbBudgetTest {
             String refused = post(head, body);
             long millis = (System.nanoTime() - start) / 1_000_000;
             assertTrue(refused.startsWith("HTTP/1.1 503"), refused);
-            assertTrue(refused.contains("\r\nRetry-After: " + XorbRoutes.RETRY_AFTER_SECONDS + "\r\n"), refused);
+            assertTrue(refused.contains("\r\nRetry-After: " + Errors.BUSY_RETRY_AFTER_SECONDS + "\r\n"), refused);
             assertTrue(refused.contains("{\"error\":\"busy\",\"message\":"), refused);
             assertTrue(millis < 5000, millis + " ms");
         }
