@@ -44,13 +44,25 @@ final class TokenRoutes {
         routes.add(Method.GET, "/api/*", RouteTable.Guard.USER, this::token);
     }
 
-    /** A raw path segment run, percent-decoded as a path (not as a form: '+' stays '+'). */
-    private static String decoded(String raw) throws HttpError {
+    /** A Hub repository id: a namespace and a name of letters, digits, '-', '_' and '.', not a '.' or '..' segment. */
+    private static final Pattern REPO_ID = Pattern.compile("^(?!\\.\\.?/)[A-Za-z0-9._-]+/(?!\\.\\.?$)[A-Za-z0-9._-]+$");
+
+    /**
+     * The repository id of a matched raw path, percent-decoded as a path (not as a form: '+' stays '+'). Ids never need
+     * escapes, so one whose decoded form is not a plain {@code namespace/name} is refused: the scope a token is minted
+     * for must be exactly the repository the user's patterns allowed.
+     */
+    private static String repoId(String raw) throws HttpError {
+        String id;
         try {
-            return URI.create(raw).getPath();
+            id = URI.create(raw).getPath();
         } catch (IllegalArgumentException e) {
-            throw HttpError.badRequest("malformed repository id in the path");
+            id = null;
         }
+        if (id == null || !REPO_ID.matcher(id).matches()) {
+            throw HttpError.badRequest("malformed repository id in the path: " + raw);
+        }
+        return id;
     }
 
     private void token(ServerRequest req, ServerResponse res, Grant unused) throws Exception {
@@ -66,7 +78,7 @@ final class TokenRoutes {
         if (user == null) {
             throw new AuthException("unknown user token", false);
         }
-        String scope = m.group(1) + "/" + decoded(m.group(2));
+        String scope = m.group(1) + "/" + repoId(m.group(2));
         Access access = m.group(3).equals("write") ? Access.WRITE : Access.READ;
         if (!user.allows(scope, access)) {
             throw new AuthException("user " + user.name() + " has no " + access.claim() + " access to " + scope, true);

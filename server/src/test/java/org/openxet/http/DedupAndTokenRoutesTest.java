@@ -113,6 +113,10 @@ class DedupAndTokenRoutesTest {
             assertEquals("models/alice/llama", s.services().tokens().verify(
                     new ObjectMapper().readTree(pr.body()).get("accessToken").asText()).scope());
             assertEquals(200, s.get("/api/models/alice/shared/xet-read-token/refs%2Fconvert%2Fparquet", bob).statusCode());
+            // A repository id is a plain namespace/name: no escaped separators or dot segments past the user's patterns.
+            assertEquals(400, s.get("/api/models/alice%2F..%2Fbob/x/xet-read-token/main", alice).statusCode());
+            assertEquals(400, s.get("/api/models/alice/../xet-read-token/main", alice).statusCode());
+            assertEquals(400, s.get("/api/models/alice/a%20b/xet-read-token/main", alice).statusCode());
             // The JS client's bucket flow asks without a revision.
             users.add("carol", List.of("buckets/carol/*"), Access.WRITE);
             String carol = users.add("carol", List.of("buckets/carol/*"), Access.WRITE);
