@@ -1,0 +1,49 @@
+package org.openxet.service;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openxet.protocol.MerkleHash;
+import org.openxet.storage.IndexException;
+import org.openxet.storage.LocalBucket;
+import org.openxet.storage.SqliteIndex;
+import org.openxet.testing.Vectors;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class XorbIngestTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aFailedRegistrationRemovesTheObjectItStored() throws Exception {
+        JsonNode x = Vectors.capture("single-r1m").get("xorbs").get(0);
+        MerkleHash hash = MerkleHash.parse(x.get("xorb_hash").asText());
+        byte[] body = Vectors.bytes(x.get("file").asText());
+        Path db = dir.resolve("index.sqlite");
+        try (SqliteIndex index = new SqliteIndex(db, 2)) {
+            LocalBucket bucket = new LocalBucket(dir.resolve("bucket"));
+            XorbIngest ingest = new XorbIngest(bucket, index);
+            // The index write fails inside its transaction, as a full disk makes it.
+            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
+                s.execute("CREATE TRIGGER disk_full BEFORE INSERT ON xorbs BEGIN SELECT RAISE(ROLLBACK, 'database or disk is full'); END");
+            }
+            assertThrows(IndexException.class, () -> ingest.ingest(hash, body, body.length));
+            assertEquals(List.of(), bucket.list("xorbs"), "a xorb object nothing registered was left behind");
+
+            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
+                s.execute("DROP TRIGGER disk_full");
+            }
+            assertTrue(ingest.ingest(hash, body, body.length).inserted());
+            assertEquals(List.of(XorbIngest.key(hash)), bucket.list("xorbs"));
+        }
+    }
+}
