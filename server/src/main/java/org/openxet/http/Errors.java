@@ -1,8 +1,10 @@
 package org.openxet.http;
 
+import io.helidon.http.DirectHandler;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.Status;
 import io.helidon.webserver.ServerConnectionException;
+import io.helidon.webserver.http.DirectHandlers;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import org.openxet.protocol.FormatException;
@@ -92,6 +94,41 @@ public final class Errors {
             res.header(HeaderNames.RETRY_AFTER, BUSY_RETRY_AFTER_SECONDS);
         }
         sendJson(res, m.status(), json(m.code(), m.message()));
+    }
+
+    /** The JSON answer for every refusal Helidon makes before routing; logged like ours, without its details. */
+    static DirectHandlers directHandlers() {
+        DirectHandler json = (req, type, status, headers, message) -> {
+            String code = switch (status.code()) {
+                case 400 -> "bad_request";
+                case 403 -> "forbidden";
+                case 413 -> "payload_too_large";
+                case 414 -> "uri_too_long";
+                case 431 -> "request_header_fields_too_large";
+                case 505 -> "http_version_not_supported";
+                default -> status.code() >= 500 ? "internal" : "bad_request";
+            };
+            // Helidon's message can quote the request; it goes back to its sender only, never to the log.
+            LOG.info(req.method() + " " + pathOnly(req.path()) + " -> " + status.code() + " " + code + " (refused before routing)");
+            return DirectHandler.TransportResponse.builder()
+                    .status(status)
+                    .headers(headers)
+                    .header(HeaderNames.CONTENT_TYPE, "application/json")
+                    .entity(json(code, message == null || message.isBlank() ? status.reasonPhrase() : message))
+                    .keepAlive(false)
+                    .build();
+        };
+        DirectHandlers.Builder all = DirectHandlers.builder();
+        for (DirectHandler.EventType type : DirectHandler.EventType.values()) {
+            all.addHandler(type, json);
+        }
+        return all.build();
+    }
+
+    private static String pathOnly(String path) {
+        if (path == null || path.isEmpty()) return "(no path)";
+        int q = path.indexOf('?');
+        return q < 0 ? path : path.substring(0, q);
     }
 
     private static String rootMessage(Throwable t) {

@@ -99,6 +99,9 @@ public final class OpenxetServer {
                 // ReconstructionJson.MAX_RANGES_TEXT (7 KiB) of granted ranges, past Helidon's default of 4 KiB, which
                 // answered 414 to a file using one xorb in a few hundred scattered places. The batch query's ids too.
                 .addProtocol(Http1Config.builder().maxPrologueLength(MAX_REQUEST_LINE).build())
+                // Requests Helidon refuses before routing (a malformed request line, headers past 16 KiB) get the same
+                // JSON error body as every other refusal, not an empty one.
+                .directHandlers(Errors.directHandlers())
                 .idleConnectionTimeout(Duration.ofSeconds(90))
                 .shutdownGracePeriod(Duration.ofSeconds(30))
                 .shutdownHook(false)

@@ -262,6 +262,24 @@ class UploadRejectionTest {
     }
 
     @Test
+    void requestsRefusedBeforeRoutingGetAJsonErrorToo() throws Exception {
+        String huge = "GET /health HTTP/1.1\r\nHost: x\r\nX-Filler: " + "a".repeat(20_000) + "\r\n\r\n";
+        String malformed = "GET /health HTTP/1.1\r\nHost: x\r\nthis line has no colon\r\n\r\n";
+        for (String request : new String[]{huge, malformed}) {
+            try (Socket sock = new Socket("127.0.0.1", server.port())) {
+                sock.setSoTimeout(10_000);
+                sock.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+                sock.getOutputStream().flush();
+                String response = new String(sock.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+                assertTrue(response.matches("(?s)HTTP/1\\.1 4\\d\\d .*"), response);
+                assertTrue(response.toLowerCase(java.util.Locale.ROOT).contains("content-type: application/json"), response);
+                assertTrue(response.contains("\r\n\r\n{\"error\":\""), response);
+            }
+        }
+        assertEquals(200, server.get("/health", null).statusCode());
+    }
+
+    @Test
     void unknownRoutesAre404JsonNever405() throws Exception {
         assertRejected(server.send(server.request("/v2/shards", write).PUT(java.net.http.HttpRequest.BodyPublishers.noBody()).build()),
                 404, "not_found");
