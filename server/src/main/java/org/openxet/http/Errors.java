@@ -44,7 +44,9 @@ public final class Errors {
             case HashMismatchException e -> new Mapped(400, "hash_mismatch", e.getMessage());
             case FormatException e -> new Mapped(400, "invalid_format", e.getMessage());
             case ShardRegistration.Busy e -> new Mapped(503, "busy", e.getMessage());
-            default -> new Mapped(500, "internal", "internal error: " + t.getClass().getSimpleName());
+            default -> storageFull(t)
+                    ? new Mapped(507, "insufficient_storage", "the server's storage is full; nothing was stored")
+                    : new Mapped(500, "internal", "internal error: " + t.getClass().getSimpleName());
         };
     }
 
@@ -94,6 +96,18 @@ public final class Errors {
             res.header(HeaderNames.RETRY_AFTER, BUSY_RETRY_AFTER_SECONDS);
         }
         sendJson(res, m.status(), json(m.code(), m.message()));
+    }
+
+    /** A full disk, as the bucket (ENOSPC) or SQLite (SQLITE_FULL) reports it anywhere in the chain. */
+    static boolean storageFull(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            String m = c.getMessage();
+            if (m != null && (m.contains("No space left on device") || m.contains("SQLITE_FULL")
+                    || m.contains("database or disk is full"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The JSON answer for every refusal Helidon makes before routing; logged like ours, without its details. */
