@@ -160,6 +160,8 @@ public final class Bodies {
         private final Thread reader = Thread.currentThread();
         private volatile long lastProgress = System.nanoTime();
         private volatile boolean fired;
+        /** Guarded by this: once the read is over, the reader's thread is never interrupted. */
+        private boolean stopped;
         private final ScheduledFuture<?> check;
 
         StallWatch() {
@@ -171,11 +173,10 @@ public final class Bodies {
             lastProgress = System.nanoTime();
         }
 
-        private void check() {
-            if (!fired && System.nanoTime() - lastProgress > windowNanos) {
+        private synchronized void check() {
+            if (!stopped && !fired && System.nanoTime() - lastProgress > windowNanos) {
                 fired = true;
                 reader.interrupt();
-                stop();
             }
         }
 
@@ -183,9 +184,15 @@ public final class Bodies {
             return fired;
         }
 
-        void stop() {
+        /**
+         * Ends the watch, on the reader's thread. A check that fired just as the last bytes arrived leaves only the
+         * interrupt flag behind: cleared here, so it cannot break the file writes that follow.
+         */
+        synchronized void stop() {
+            stopped = true;
             ScheduledFuture<?> c = check;
             if (c != null) c.cancel(false); // null only if a check ran before the constructor stored it
+            if (fired) Thread.interrupted();
         }
     }
 
