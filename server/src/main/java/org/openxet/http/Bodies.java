@@ -16,9 +16,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
 /**
- * Reads request bodies into memory with a size cap (413 beyond it) and a pace floor: a body arriving slower than
- * {@code floor} bytes/s on average once {@code window} has passed is cut with 408, which the stock client retries
- * (§5.10), so an honest slow link recovers and an idle sender cannot pin a thread and its buffer.
+ * Reads request bodies into memory with a size cap (413 beyond it), a pace floor and a stall watch: a body arriving
+ * slower than {@code floor} bytes/s on average once {@code window} has passed is cut with 408, which the stock client
+ * retries (§5.10), and one that receives nothing for a whole window has its connection closed, so an honest slow
+ * link recovers and an idle sender cannot pin a thread, its buffer and its share of the upload budget.
  */
 public final class Bodies {
     private static final Logger LOG = Logger.getLogger(Bodies.class.getName());
