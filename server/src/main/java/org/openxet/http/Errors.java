@@ -20,8 +20,8 @@ import java.util.logging.Logger;
 
 /**
  * The one place exceptions become statuses: every 4xx/5xx carries {@code {"error": code, "message": text}} and is
- * logged (4xx as the client's fault at INFO, 5xx with its stack at WARNING, except a deliberate 5xx {@link HttpError}
- * such as 503 when busy: INFO, no stack). Never logs a token: messages are ours.
+ * logged (4xx as the client's fault at INFO, 5xx with its stack at WARNING, except a deliberate 5xx: an
+ * {@link HttpError} or a busy 503, INFO without a stack). Never logs a token: messages are ours.
  */
 public final class Errors {
     private static final Logger LOG = Logger.getLogger("org.openxet.http.errors");
