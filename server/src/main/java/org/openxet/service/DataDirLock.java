@@ -34,7 +34,16 @@ public final class DataDirLock implements AutoCloseable {
 
     /** Creates the dir if needed and locks it, or fails at once with {@link InUse}. */
     public static DataDirLock acquire(Path dataDir) throws IOException {
-        Files.createDirectories(dataDir);
+        if (!Files.isDirectory(dataDir)) {
+            // A new data dir: its entry in its parent is made durable like the bucket's directories below it.
+            Files.createDirectories(dataDir);
+            Path parent = dataDir.toAbsolutePath().getParent();
+            if (parent != null) {
+                try (FileChannel dir = FileChannel.open(parent, StandardOpenOption.READ)) {
+                    dir.force(true);
+                }
+            }
+        }
         FileChannel channel = FileChannel.open(dataDir.resolve(FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         FileLock lock;
         try {

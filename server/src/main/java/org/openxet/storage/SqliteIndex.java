@@ -52,6 +52,7 @@ public final class SqliteIndex implements Index {
                 readers.add(c);
             }
         } catch (SQLException | IOException e) {
+            close(); // the connections opened before the failure
             throw new IndexException("cannot open SQLite index at " + file + ": " + e.getMessage(), e);
         }
     }
