@@ -18,6 +18,9 @@ public interface Index extends AutoCloseable {
 
     Optional<XorbLayout> xorb(MerkleHash hash) throws IndexException;
 
+    /** Whether a shard registered under {@code scope} lists the xorb (what the isolation switch lets a scope see). */
+    boolean xorbListedIn(MerkleHash hash, String scope) throws IndexException;
+
     /** Layouts of the given xorbs that exist (absent ones are missing from the map). */
     Map<MerkleHash, XorbLayout> xorbs(Collection<MerkleHash> hashes) throws IndexException;
 

@@ -165,6 +165,20 @@ public final class SqliteIndex implements Index {
     }
 
     @Override
+    public boolean xorbListedIn(MerkleHash hash, String scope) throws IndexException {
+        return read(c -> {
+            try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM xorbs x JOIN shard_xorbs sx ON sx.xorb_id = x.id "
+                    + "JOIN shard_scopes s ON s.shard_id = sx.shard_id AND s.scope = ? WHERE x.hash = ? LIMIT 1")) {
+                p.setString(1, scope);
+                p.setBytes(2, hash.toBytes());
+                try (ResultSet r = p.executeQuery()) {
+                    return r.next();
+                }
+            }
+        });
+    }
+
+    @Override
     public Optional<XorbLayout> xorb(MerkleHash hash) throws IndexException {
         return Optional.ofNullable(xorbs(List.of(hash)).get(hash));
     }

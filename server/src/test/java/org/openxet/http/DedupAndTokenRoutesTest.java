@@ -13,6 +13,7 @@ import org.openxet.service.Users;
 import org.openxet.testing.TestServer;
 import org.openxet.testing.Vectors;
 
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
 
@@ -65,6 +66,18 @@ class DedupAndTokenRoutesTest {
             HttpResponse<String> other = s.get("/v1/chunks/default/" + FIRST_CHUNK, s.token("other/repo", Access.READ));
             assertEquals(404, other.statusCode());
             assertTrue(other.body().startsWith("{\"error\":\"not_found\""));
+            // Nor does HEAD on the xorb tell another scope that the content is here.
+            HttpRequest.Builder head = s.request("/v1/xorbs/default/" + R3M_XORB, s.token("user/repo", Access.READ))
+                    .method("HEAD", HttpRequest.BodyPublishers.noBody());
+            assertEquals(200, s.send(head.build()).statusCode());
+            assertEquals(404, s.send(s.request("/v1/xorbs/default/" + R3M_XORB, s.token("other/repo", Access.READ))
+                    .method("HEAD", HttpRequest.BodyPublishers.noBody()).build()).statusCode());
+        }
+        // Without isolation any reader may ask (the content-addressed default, as for dedup).
+        try (TestServer s = new TestServer()) {
+            UploadPathTest.uploadScenario(s, "single-r3m", s.writeToken());
+            assertEquals(200, s.send(s.request("/v1/xorbs/default/" + R3M_XORB, s.token("other/repo", Access.READ))
+                    .method("HEAD", HttpRequest.BodyPublishers.noBody()).build()).statusCode());
         }
     }
 
