@@ -70,9 +70,9 @@ public final class Errors {
      * INFO line and no answer: the connection is closed by rethrowing, which Helidon handles quietly.
      */
     public static void send(ServerRequest req, ServerResponse res, Throwable t) {
-        String where = req.prologue().method().text() + " " + req.path().path();
+        String where = loggable(req.prologue().method().text() + " " + req.path().path());
         if (clientGone(t)) {
-            LOG.info(where + ": the client closed the connection (" + rootMessage(t) + ")");
+            LOG.info(where + ": the client closed the connection (" + loggable(rootMessage(t)) + ")");
             if (!res.isSent()) {
                 // Never sent; only the access log reads it, which would otherwise show the default 200 (nginx's 499).
                 res.status(Status.create(499, "Client Closed Request"));
@@ -81,9 +81,9 @@ public final class Errors {
         }
         Mapped m = map(t);
         if (m.status() >= 500 && !(t instanceof HttpError) && !(t instanceof ShardRegistration.Busy)) {
-            LOG.log(Level.WARNING, where + " failed: " + t, t);
+            LOG.log(Level.WARNING, where + " failed: " + loggable(t.toString()), t);
         } else {
-            LOG.info(where + " -> " + m.status() + " " + m.code() + ": " + m.message());
+            LOG.info(where + " -> " + m.status() + " " + m.code() + ": " + loggable(m.message()));
         }
         if (res.isSent()) {
             return;
@@ -96,6 +96,26 @@ public final class Errors {
             res.header(HeaderNames.RETRY_AFTER, BUSY_RETRY_AFTER_SECONDS);
         }
         sendJson(res, m.status(), json(m.code(), m.message()));
+    }
+
+    /**
+     * {@code text} safe for one log line: control characters (a decoded path or a quoted header can carry CR, LF or
+     * NUL) are written as {@code %XX}, so a request cannot forge log lines or make the log binary.
+     */
+    static String loggable(String text) {
+        if (text == null) return "null";
+        StringBuilder out = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x20 || c == 0x7f) {
+                if (out == null) out = new StringBuilder(text.length() + 8).append(text, 0, i);
+                out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                        .append(Character.toUpperCase(Character.forDigit(c & 0xF, 16)));
+            } else if (out != null) {
+                out.append(c);
+            }
+        }
+        return out == null ? text : out.toString();
     }
 
     /** A full disk, as the bucket (ENOSPC) or SQLite (SQLITE_FULL) reports it anywhere in the chain. */
@@ -123,7 +143,8 @@ public final class Errors {
                 default -> status.code() >= 500 ? "internal" : "bad_request";
             };
             // Helidon's message can quote the request; it goes back to its sender only, never to the log.
-            LOG.info(req.method() + " " + pathOnly(req.path()) + " -> " + status.code() + " " + code + " (refused before routing)");
+            LOG.info(loggable(req.method() + " " + pathOnly(req.path())) + " -> " + status.code() + " " + code
+                    + " (refused before routing)");
             return DirectHandler.TransportResponse.builder()
                     .status(status)
                     .headers(headers)

@@ -13,6 +13,7 @@ import org.openxet.protocol.shard.ShardParser;
 import org.openxet.protocol.shard.ShardWriter;
 import org.openxet.service.Access;
 import org.openxet.service.Tokens;
+import org.openxet.testing.LogCapture;
 import org.openxet.testing.TestServer;
 import org.openxet.testing.Vectors;
 
@@ -212,24 +213,7 @@ class UploadRejectionTest {
     @Test
     void aBodyThatStopsArrivingEndsTheConnectionAfterTheWindow() throws Exception {
         String other = Vectors.capture("single-r65536").get("xorbs").get(0).get("xorb_hash").asText();
-        List<java.util.logging.LogRecord> records = java.util.Collections.synchronizedList(new ArrayList<>());
-        java.util.logging.Handler capture = new java.util.logging.Handler() {
-            @Override
-            public void publish(java.util.logging.LogRecord r) {
-                records.add(r);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        java.util.logging.Logger root = java.util.logging.Logger.getLogger("");
-        root.addHandler(capture);
-        try {
+        try (LogCapture log = new LogCapture()) {
             try (Socket sock = new Socket("127.0.0.1", server.port())) {
                 sock.setSoTimeout(30_000);
                 OutputStream out = sock.getOutputStream();
@@ -252,13 +236,23 @@ class UploadRejectionTest {
             }
             assertEquals(before, server.storedCounts());
             assertEquals(200, server.get("/health", null).statusCode());
-        } finally {
-            root.removeHandler(capture);
+            assertTrue(log.messages().stream().anyMatch(m -> m.contains("request body stalled: no byte for 2 s after 10 bytes")),
+                    "no stall logged");
+            assertEquals(List.of(), log.warnings());
         }
-        assertTrue(records.stream().anyMatch(r -> r.getMessage().contains("request body stalled: no byte for 2 s after 10 bytes")),
-                "no stall logged");
-        assertTrue(records.stream().noneMatch(r -> r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()),
-                records.stream().map(r -> r.getLevel() + " " + r.getMessage()).toList().toString());
+    }
+
+    @Test
+    void aRequestCannotForgeLogLines() throws Exception {
+        try (LogCapture log = new LogCapture()) {
+            String forged = "/v1/fetch/zz%0a2026-11-30T10:09:00.000%20INFO%20FORGED%00LINE?r=0-1&s=a&e=1&t=00";
+            assertEquals(403, server.get(forged, null).statusCode());
+            // The error line (decoded path, escaped) and the access log line (raw path) both name it, on one line each.
+            List<String> mentioning = log.messages().stream().filter(m -> m.contains("FORGED")).toList();
+            assertTrue(mentioning.stream().anyMatch(m -> m.contains("zz%0A2026-11-30T10:09:00.000 INFO FORGED%00LINE")),
+                    mentioning.toString());
+            assertTrue(mentioning.stream().allMatch(m -> m.chars().noneMatch(c -> c < 0x20)), mentioning.toString());
+        }
     }
 
     @Test
