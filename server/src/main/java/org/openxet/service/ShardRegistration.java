@@ -126,33 +126,13 @@ public final class ShardRegistration {
                 listener.committing("syncing");
                 return index.registerShard(commit);
             } catch (Throwable e) {
-                // Unregistered, the object would leak until the next unclean-stop recovery, and this happens
-                // precisely when the disk is full.
-                if (creates && !registeredAnyway(shardHash, e)) {
-                    try {
-                        bucket.delete(key(shardHash));
-                    } catch (IOException suppressed) {
-                        e.addSuppressed(suppressed);
-                    }
+                if (creates) {
+                    FailedRegistration.removeObject(bucket, key(shardHash), () -> index.hasShard(shardHash), e);
                 }
                 throw e;
             }
         } finally {
             lock.unlock();
-        }
-    }
-
-    /**
-     * Whether the index holds the shard although its registration failed: a commit can land and still report an
-     * error (an fsync failing after the commit was written). When even that cannot be read, keep the object: an
-     * orphan costs disk, a registered shard without its object is lost data.
-     */
-    private boolean registeredAnyway(MerkleHash shardHash, Throwable failure) {
-        try {
-            return index.hasShard(shardHash);
-        } catch (IndexException | RuntimeException e) {
-            failure.addSuppressed(e);
-            return true;
         }
     }
 

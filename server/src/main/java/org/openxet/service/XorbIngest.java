@@ -59,30 +59,12 @@ public final class XorbIngest {
             try {
                 return new Result(xorb, index.putXorb(expected, xorb.chunks(), xorb.storedSize()));
             } catch (IndexException | RuntimeException | Error e) {
-                // Unregistered, the object would stay until the next unclean-stop recovery, and this happens precisely
-                // when the disk is full. No row named it before the put (checked under this stripe's lock), so it is
-                // ours to remove, unless the commit landed and still reported an error.
-                if (!registeredAnyway(expected, e)) {
-                    try {
-                        bucket.delete(key(expected));
-                    } catch (IOException suppressed) {
-                        e.addSuppressed(suppressed);
-                    }
-                }
+                // No row named it before the put (checked under this stripe's lock): the object is this call's.
+                FailedRegistration.removeObject(bucket, key(expected), () -> index.hasXorb(expected), e);
                 throw e;
             }
         } finally {
             lock.unlock();
-        }
-    }
-
-    /** Whether the index holds the xorb although its registration failed; when that cannot be read, assume it does. */
-    private boolean registeredAnyway(MerkleHash hash, Throwable failure) {
-        try {
-            return index.hasXorb(hash);
-        } catch (IndexException | RuntimeException e) {
-            failure.addSuppressed(e);
-            return true;
         }
     }
 }
