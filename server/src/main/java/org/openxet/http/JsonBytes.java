@@ -13,8 +13,8 @@ import java.util.Arrays;
 
 /**
  * A byte buffer for hand-written JSON on the hot path: ASCII fragments copied with {@code arraycopy}, numbers written
- * eight digits per word store, hashes as pre-computed hex. When given a sink, it flushes every {@link #FLUSH_AT} bytes, so a
- * 40 MB answer streams out without ever existing whole (no intermediate strings at all).
+ * eight digits per word store, hashes as pre-computed hex. When given a sink, it flushes every {@link #FLUSH_AT}
+ * bytes, so a 40 MB answer streams out without ever existing whole (no intermediate strings at all).
  */
 public final class JsonBytes {
     static final int FLUSH_AT = 256 * 1024;

@@ -173,8 +173,6 @@ public final class ReconstructionJson {
      * Content-Length: the server's chunked encoding measured 30–40% more CPU per large answer.
      */
     public static long measureV2(Plan p, UrlSigner signer) {
-        FileRecord f = p.file();
-        int[] terms = f.terms();
         long n = OFFSET.length + JsonBytes.digits(p.offsetIntoFirstRange()) + TERMS.length;
         int head = TERM_HASH.length + 2 + 64 + UNPACKED.length;
         int fixed = head + RANGE_START.length + END.length + 2;
