@@ -18,6 +18,7 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import net.jpountz.lz4.LZ4Factory;
+import org.openxet.protocol.xorb.XorbFormat;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -28,10 +29,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class ClientXorbChunksTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-
-    private static int u24(byte[] b, int off) {
-        return (b[off] & 0xFF) | (b[off + 1] & 0xFF) << 8 | (b[off + 2] & 0xFF) << 16;
-    }
 
     @ParameterizedTest
     @ValueSource(strings = {"single-zeros-1m", "single-words-512k", "single-u32ramp-256k"})
@@ -60,9 +57,9 @@ class ClientXorbChunksTest {
             for (JsonNode chunk : xorb.get("chunks")) {
                 assertEquals(chunk.get("byte_start").asInt(), p);
                 assertEquals(0, body[p], "header version");
-                int compressed = u24(body, p + 1);
+                int compressed = XorbFormat.u24(body, p + 1);
                 int scheme = body[p + 4];
-                int length = u24(body, p + 5);
+                int length = XorbFormat.u24(body, p + 5);
                 assertEquals(chunk.get("compressed_length").asInt(), compressed);
                 assertEquals(chunk.get("compression_scheme").asInt(), scheme);
                 assertEquals(chunk.get("uncompressed_length").asInt(), length);

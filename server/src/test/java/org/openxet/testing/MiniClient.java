@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.openxet.protocol.ByteGrouping4;
 import org.openxet.protocol.Lz4;
 import org.openxet.protocol.Lz4FrameDecoder;
+import org.openxet.protocol.xorb.XorbFormat;
 
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
@@ -110,9 +111,9 @@ public final class MiniClient {
         int p = 0;
         try (Lz4FrameDecoder lz4 = Lz4.newDecoder()) {
             for (int k = first; k < ce; k++) {
-                int clen = u24(records, p + 1);
+                int clen = XorbFormat.u24(records, p + 1);
                 int scheme = records[p + 4];
-                int ulen = u24(records, p + 5);
+                int ulen = XorbFormat.u24(records, p + 5);
                 byte[] chunk = new byte[ulen];
                 switch (scheme) {
                     case 0 -> System.arraycopy(records, p + 8, chunk, 0, ulen);
@@ -129,10 +130,6 @@ public final class MiniClient {
             }
         }
         return out.toByteArray();
-    }
-
-    private static int u24(byte[] b, int p) {
-        return (b[p] & 0xFF) | (b[p + 1] & 0xFF) << 8 | (b[p + 2] & 0xFF) << 16;
     }
 
     public static byte[] range(byte[] data, long start, long endInclusive) {
