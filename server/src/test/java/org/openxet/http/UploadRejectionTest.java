@@ -13,6 +13,7 @@ import org.openxet.protocol.shard.ShardParser;
 import org.openxet.protocol.shard.ShardWriter;
 import org.openxet.service.Access;
 import org.openxet.service.Tokens;
+import org.openxet.testing.DiskFull;
 import org.openxet.testing.LogCapture;
 import org.openxet.testing.TestServer;
 import org.openxet.testing.Vectors;
@@ -259,20 +260,11 @@ class UploadRejectionTest {
     void aFullDiskIs507AndStoresNothing() throws Exception {
         String other = Vectors.capture("single-r65536").get("xorbs").get(0).get("xorb_hash").asText();
         byte[] body = Vectors.bytes(Vectors.capture("single-r65536").get("xorbs").get(0).get("file").asText());
-        // The index write fails as SQLite fails it when the disk is full.
-        String db = "jdbc:sqlite:" + server.dataDir().resolve("index.sqlite");
-        try (java.sql.Connection c = java.sql.DriverManager.getConnection(db); java.sql.Statement st = c.createStatement()) {
-            st.execute("CREATE TRIGGER disk_full BEFORE INSERT ON xorbs BEGIN SELECT RAISE(ROLLBACK, 'database or disk is full'); END");
-        }
-        try {
+        try (DiskFull full = DiskFull.on(server.dataDir().resolve("index.sqlite"), "xorbs")) {
             HttpResponse<String> r = server.post("/v1/xorbs/default/" + other, write, body);
             assertEquals(507, r.statusCode(), r.body());
             assertTrue(r.body().startsWith("{\"error\":\"insufficient_storage\","), r.body());
             assertEquals(before, server.storedCounts(), "nothing stored, not even the object");
-        } finally {
-            try (java.sql.Connection c = java.sql.DriverManager.getConnection(db); java.sql.Statement st = c.createStatement()) {
-                st.execute("DROP TRIGGER disk_full");
-            }
         }
     }
 

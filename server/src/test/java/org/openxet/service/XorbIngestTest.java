@@ -7,12 +7,10 @@ import org.openxet.protocol.MerkleHash;
 import org.openxet.storage.IndexException;
 import org.openxet.storage.LocalBucket;
 import org.openxet.storage.SqliteIndex;
+import org.openxet.testing.DiskFull;
 import org.openxet.testing.Vectors;
 
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -32,15 +30,9 @@ class XorbIngestTest {
         try (SqliteIndex index = new SqliteIndex(db, 2)) {
             LocalBucket bucket = new LocalBucket(dir.resolve("bucket"));
             XorbIngest ingest = new XorbIngest(bucket, index);
-            // The index write fails inside its transaction, as a full disk makes it.
-            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
-                s.execute("CREATE TRIGGER disk_full BEFORE INSERT ON xorbs BEGIN SELECT RAISE(ROLLBACK, 'database or disk is full'); END");
-            }
-            assertThrows(IndexException.class, () -> ingest.ingest(hash, body, body.length));
-            assertEquals(List.of(), bucket.list("xorbs"), "a xorb object nothing registered was left behind");
-
-            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
-                s.execute("DROP TRIGGER disk_full");
+            try (DiskFull full = DiskFull.on(db, "xorbs")) {
+                assertThrows(IndexException.class, () -> ingest.ingest(hash, body, body.length));
+                assertEquals(List.of(), bucket.list("xorbs"), "a xorb object nothing registered was left behind");
             }
             assertTrue(ingest.ingest(hash, body, body.length).inserted());
             assertEquals(List.of(XorbIngest.key(hash)), bucket.list("xorbs"));

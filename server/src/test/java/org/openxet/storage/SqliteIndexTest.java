@@ -5,6 +5,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.openxet.protocol.MerkleHash;
 import org.openxet.protocol.XetHashes;
 import org.openxet.protocol.xorb.ChunkTable;
+import org.openxet.testing.DiskFull;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -64,16 +65,13 @@ class SqliteIndexTest {
         MerkleHash xorb = hash("xorb");
         try (SqliteIndex index = new SqliteIndex(db, 2)) {
             assertTrue(index.putXorb(xorb, oneChunk(chunk), 108));
-            sql(db, "CREATE TRIGGER disk_full BEFORE INSERT ON dedup_chunks "
-                    + "BEGIN SELECT RAISE(ROLLBACK, 'database or disk is full'); END");
-
-            assertThrows(IndexException.class, () -> index.registerShard(shard("a", xorb, chunk)));
-            assertNoShardRows(index.rowCounts());
-            // The second failure is the one a broken writer gets wrong: it would write row by row in autocommit.
-            assertThrows(IndexException.class, () -> index.registerShard(shard("b", xorb, chunk)));
-            assertNoShardRows(index.rowCounts());
-
-            sql(db, "DROP TRIGGER disk_full");
+            try (DiskFull full = DiskFull.on(db, "dedup_chunks")) {
+                assertThrows(IndexException.class, () -> index.registerShard(shard("a", xorb, chunk)));
+                assertNoShardRows(index.rowCounts());
+                // The second failure is the one a broken writer gets wrong: it would write row by row in autocommit.
+                assertThrows(IndexException.class, () -> index.registerShard(shard("b", xorb, chunk)));
+                assertNoShardRows(index.rowCounts());
+            }
             assertTrue(index.registerShard(shard("b", xorb, chunk)));
             Map<String, Long> counts = index.rowCounts();
             for (String t : List.of("shards", "shard_scopes", "shard_xorbs", "files", "file_scopes", "dedup_chunks")) {
