@@ -23,15 +23,51 @@ import java.time.Duration;
  * @param readConnections  SQLite read connections
  * @param answerWriters    threads that may render large reconstruction answers at once, server-wide; one answer takes
  *                         at most half of those free (0 = CPUs; 1 = every answer on its request's thread alone)
+ * @param storage          where the index and the blobs live when not in the data dir (several nodes)
  */
 public record ServerConfig(String host, int port, Path dataDir, String publicUrl, long uploadFloor, Duration uploadWindow,
                            Duration urlTtl, boolean dedupIsolated, int commitPermits, int readConnections,
-                           int answerWriters) {
+                           int answerWriters, Storage storage) {
+
+    /**
+     * Shared storage for several nodes. Both empty (the default): SQLite and a local bucket in the data dir.
+     *
+     * @param indexUrl   {@code jdbc:postgresql://host:port/db?...}: the index in PostgreSQL
+     * @param bucketUrl  {@code s3://bucket} or {@code s3://bucket/prefix}: blobs in S3-compatible object storage
+     * @param s3Endpoint the S3 API endpoint ({@code http(s)://host:port}); empty = the AWS endpoint of the region
+     * @param s3Region   the S3 region
+     */
+    public record Storage(String indexUrl, String bucketUrl, String s3Endpoint, String s3Region) {
+        public static final Storage EMBEDDED = new Storage("", "", "", "us-east-1");
+
+        public Storage {
+            if (!indexUrl.isEmpty() && !indexUrl.startsWith("jdbc:postgresql://")) {
+                throw new BadValue("index.url", indexUrl, "must start with jdbc:postgresql:// (or be empty for SQLite in the data dir)");
+            }
+            if (!bucketUrl.isEmpty() && !bucketUrl.matches("s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^/].*)?")) {
+                throw new BadValue("bucket.url", bucketUrl, "must be s3://bucket or s3://bucket/prefix (or empty for the local bucket in the data dir)");
+            }
+            if (!s3Endpoint.isEmpty() && !s3Endpoint.matches("https?://[^/\\s]+/?")) {
+                throw new BadValue("s3.endpoint", s3Endpoint, "must be http(s)://host[:port]");
+            }
+            if (s3Region.isBlank()) {
+                throw new BadValue("s3.region", s3Region, "must not be empty");
+            }
+        }
+
+        /** For logs: the index URL without its query (which may carry a password). */
+        public String describe() {
+            int q = indexUrl.indexOf('?');
+            return "index.url=" + (indexUrl.isEmpty() ? "(sqlite in data dir)" : q < 0 ? indexUrl : indexUrl.substring(0, q) + "?…")
+                    + " bucket.url=" + (bucketUrl.isEmpty() ? "(local in data dir)" : bucketUrl)
+                    + (s3Endpoint.isEmpty() ? "" : " s3.endpoint=" + s3Endpoint) + (bucketUrl.isEmpty() ? "" : " s3.region=" + s3Region);
+        }
+    }
 
     public static ServerConfig defaults(Path dataDir) {
         return new ServerConfig("0.0.0.0", 8080, dataDir, "", 4096, Duration.ofSeconds(20), Duration.ofHours(1), false,
                 4 * Runtime.getRuntime().availableProcessors(), Math.max(4, 2 * Runtime.getRuntime().availableProcessors()),
-                Runtime.getRuntime().availableProcessors());
+                Runtime.getRuntime().availableProcessors(), Storage.EMBEDDED);
     }
 
     /** A configuration value that cannot be used; the message names the key, its variable and what is wrong. */
@@ -75,7 +111,13 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
                 bool(c, "dedup.isolate", false),
                 permits > 0 ? permits : d.commitPermits(),
                 integer(c, "index.readers", d.readConnections(), 1, 1024),
-                writers > 0 ? writers : d.answerWriters());
+                writers > 0 ? writers : d.answerWriters(),
+                new Storage(string(c, "index.url"), string(c, "bucket.url"), string(c, "s3.endpoint"),
+                        c.get("s3.region").asString().map(String::trim).orElse(Storage.EMBEDDED.s3Region())));
+    }
+
+    private static String string(Config c, String key) {
+        return c.get(key).asString().map(String::trim).orElse("");
     }
 
     private static int integer(Config c, String key, int fallback, int min, int max) {
@@ -141,47 +183,51 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
     }
 
     public ServerConfig withPort(int p) {
-        return new ServerConfig(host, p, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters);
+        return new ServerConfig(host, p, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, storage);
     }
 
     public ServerConfig withHost(String h) {
-        return new ServerConfig(h, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters);
+        return new ServerConfig(h, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, storage);
     }
 
     public ServerConfig withDataDir(Path d) {
-        return new ServerConfig(host, port, d, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters);
+        return new ServerConfig(host, port, d, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, storage);
     }
 
     public ServerConfig withPublicUrl(String u) {
-        return new ServerConfig(host, port, dataDir, u, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters);
+        return new ServerConfig(host, port, dataDir, u, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, storage);
     }
 
     public ServerConfig withUpload(long floor, Duration window) {
-        return new ServerConfig(host, port, dataDir, publicUrl, floor, window, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters);
+        return new ServerConfig(host, port, dataDir, publicUrl, floor, window, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, storage);
     }
 
     public ServerConfig withUrlTtl(Duration ttl) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, ttl, dedupIsolated, commitPermits, readConnections, answerWriters);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, ttl, dedupIsolated, commitPermits, readConnections, answerWriters, storage);
     }
 
     public ServerConfig withDedupIsolated(boolean isolated) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, isolated, commitPermits, readConnections, answerWriters);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, isolated, commitPermits, readConnections, answerWriters, storage);
     }
 
     public ServerConfig withAnswerWriters(int writers) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, writers);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, writers, storage);
+    }
+
+    public ServerConfig withStorage(Storage s) {
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, s);
     }
 
     public ServerConfig withCommitPermits(int permits) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, permits, readConnections, answerWriters);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, permits, readConnections, answerWriters, storage);
     }
 
-    /** The effective configuration as printed at start-up (there are no secrets in it: keys live in the data dir). */
+    /** The effective configuration as printed at start-up (no secrets: keys live in the data dir, and the index URL's query is left out). */
     public String describe() {
         return "host=" + host + " port=" + port + " data=" + dataDir.toAbsolutePath() + " public.url="
                 + (publicUrl.isEmpty() ? "(http://<host>:<port>)" : publicUrl) + " upload.floor=" + uploadFloor + "B/s"
                 + " upload.window=" + uploadWindow.toSeconds() + "s urls.ttl=" + urlTtl.toSeconds() + "s dedup.isolate="
                 + dedupIsolated + " commit.permits=" + commitPermits + " index.readers=" + readConnections
-                + " answer.writers=" + answerWriters;
+                + " answer.writers=" + answerWriters + " " + storage.describe();
     }
 }

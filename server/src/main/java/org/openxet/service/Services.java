@@ -37,6 +37,9 @@ public final class Services implements AutoCloseable {
 
     /** The embedded defaults: SQLite at {@code <data>/index.sqlite}, a local bucket at {@code <data>/bucket}. */
     public static Services open(ServerConfig config) throws IOException, IndexException {
+        if (!config.storage().indexUrl().isEmpty() || !config.storage().bucketUrl().isEmpty()) {
+            throw new IllegalArgumentException("openxet.index.url / openxet.bucket.url: shared storage is not built yet");
+        }
         Path data = config.dataDir();
         Secrets secrets = Secrets.loadOrCreate(data);
         Index index = new SqliteIndex(data.resolve("index.sqlite"), config.readConnections());

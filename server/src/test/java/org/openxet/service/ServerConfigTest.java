@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -58,6 +59,29 @@ class ServerConfigTest {
     }
 
     @Test
+    void sharedStorageIsReadAndItsPasswordStaysOutOfTheDescription(@TempDir Path dir) throws Exception {
+        assertEquals(ServerConfig.Storage.EMBEDDED, ServerConfig.load(null).storage());
+        Path yaml = dir.resolve("o.yaml");
+        Files.writeString(yaml, """
+                openxet:
+                  index:
+                    url: jdbc:postgresql://db.internal:5432/openxet?user=cas&password=hunter2
+                  bucket:
+                    url: s3://xet-blobs/node-pool
+                  s3:
+                    endpoint: http://127.0.0.1:9000
+                    region: eu-west-1
+                """);
+        ServerConfig c = ServerConfig.load(yaml);
+        assertEquals(new ServerConfig.Storage("jdbc:postgresql://db.internal:5432/openxet?user=cas&password=hunter2",
+                "s3://xet-blobs/node-pool", "http://127.0.0.1:9000", "eu-west-1"), c.storage());
+        String described = c.describe();
+        assertTrue(described.contains("index.url=jdbc:postgresql://db.internal:5432/openxet?…"), described);
+        assertTrue(described.contains("bucket.url=s3://xet-blobs/node-pool s3.endpoint=http://127.0.0.1:9000 s3.region=eu-west-1"), described);
+        assertFalse(described.contains("hunter2"), described);
+    }
+
+    @Test
     void durationsTakeTheShortFormsAndIso(@TempDir Path dir) throws Exception {
         assertEquals(Duration.ofSeconds(20), ServerConfig.parseDuration("20s"));
         assertEquals(Duration.ofHours(1), ServerConfig.parseDuration("1h"));
@@ -81,6 +105,9 @@ class ServerConfigTest {
                 {"dedup:\n    isolate: banana", "openxet.dedup.isolate (OPENXET_DEDUP_ISOLATE) = 'banana': must be true or false"},
                 {"index:\n    readers: 0", "openxet.index.readers (OPENXET_INDEX_READERS) = '0': must be between 1 and 1024"},
                 {"commit:\n    permits: -1", "openxet.commit.permits (OPENXET_COMMIT_PERMITS) = '-1': must be between 0 and 2147483647"},
+                {"index:\n    url: mysql://db/x", "openxet.index.url (OPENXET_INDEX_URL) = 'mysql://db/x': must start with jdbc:postgresql:// (or be empty for SQLite in the data dir)"},
+                {"bucket:\n    url: s3://Bad_Bucket", "openxet.bucket.url (OPENXET_BUCKET_URL) = 's3://Bad_Bucket': must be s3://bucket or s3://bucket/prefix (or empty for the local bucket in the data dir)"},
+                {"s3:\n    endpoint: localhost:9000", "openxet.s3.endpoint (OPENXET_S3_ENDPOINT) = 'localhost:9000': must be http(s)://host[:port]"},
         };
         for (String[] c : cases) {
             Path yaml = dir.resolve("bad.yaml");
