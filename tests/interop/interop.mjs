@@ -6,6 +6,8 @@
 //   OPENXET_LOG         the server's log file: access-log cross-check, and its tail on failure  optional
 //   OPENXET_USER_TOKEN  a user token from `openxet user add` (write, all repos): the emulated Hub gets every
 //                       CAS token from the server's Hub-style token routes with it                  required
+//   OPENXET_READ_URL    another node's public URL: read tokens (so every download) go there, writes to
+//                       OPENXET_URL; for two nodes sharing one index and bucket                     optional
 //   OPENXET_URL_TTL_SECONDS    the server's signed-URL lifetime when it was started with a short one: enables the
 //                       expired-URL leg (reads again after the URLs expired: 403, then a fresh reconstruction)
 import { readFileSync, existsSync, statSync } from "node:fs";
@@ -21,6 +23,9 @@ import { splitmix64, aesCtr, repeat, patch, sha256Hex, vectorInput } from "./lib
 const here = dirname(fileURLToPath(import.meta.url));
 const casUrl = required("OPENXET_URL").replace(/\/+$/, "");
 const casOrigin = new URL(casUrl).origin;
+// Downloads (read tokens) go to this node; the same as casUrl unless two nodes share storage.
+const readUrl = (process.env.OPENXET_READ_URL || casUrl).replace(/\/+$/, "");
+const readOrigin = new URL(readUrl).origin;
 const serverLog = process.env.OPENXET_LOG;
 const CHECK_TIMEOUT_MS = 90_000;
 const TOTAL_TIMEOUT_MS = 170_000;
@@ -130,7 +135,7 @@ const prBranchFile = (({ bytes, sha256, xetHash }) => ({ path: "pr/r65536.bin", 
 // ---------------------------------------------------------------- setup
 
 const requestLog = new RequestLog();
-const tokens = new RouteTokens(casUrl, required("OPENXET_USER_TOKEN"));
+const tokens = new RouteTokens(casUrl, required("OPENXET_USER_TOKEN"), readUrl);
 // The client's token for the emulated Hub (the package refuses one that does not start with "hf_").
 const hubToken = "hf_interop_emulated_hub_token";
 const emulator = await new HubEmulator({
@@ -149,7 +154,8 @@ const watchdog = setTimeout(() => {
 }, TOTAL_TIMEOUT_MS);
 
 console.log(
-	`interop: @huggingface/hub ${versions.hub} and ${versions.hubV1} against openxet at ${casUrl}; ` +
+	`interop: @huggingface/hub ${versions.hub} and ${versions.hubV1} against openxet at ${casUrl}` +
+		(readUrl === casUrl ? "; " : ` (writes), ${readUrl} (reads); `) +
 		`emulated Hub at ${emulator.url}; CAS tokens from openxet's xet-*-token routes`,
 );
 
@@ -430,8 +436,8 @@ async function downloadLeg(leg, pkg, repo, list, { options = {}, quick = false, 
 		}
 	}
 	await check(`${leg}: wire — reconstructions via ${api} only, every data fetch 2xx`, async () => {
-		const sent = requestLog.since(mark).filter((e) => e.url.origin === casOrigin);
-		const kinds = (k) => sent.filter((e) => casKind(e, casOrigin) === k);
+		const sent = requestLog.since(mark).filter((e) => e.url.origin === readOrigin);
+		const kinds = (k) => sent.filter((e) => casKind(e, readOrigin) === k);
 		const other = api === "/v2/reconstructions" ? "reconstruction-v1" : "reconstruction-v2";
 		const mine = api === "/v2/reconstructions" ? "reconstruction-v2" : "reconstruction-v1";
 		assert(kinds(other).length === 0, `the client also called ${kinds(other).map((e) => e.url.pathname).join(", ")}`);
@@ -473,8 +479,8 @@ async function expiredUrlLeg(ttlSeconds) {
 		await check(`expired URLs, ${leg}: read again after ${waitMs / 1000} s → 403, fresh reconstruction, same bytes`, async () => {
 			const mark = requestLog.mark();
 			assertSameBytes(new Uint8Array(await blob.arrayBuffer()), edited5m.bytes, "second read");
-			const sent = requestLog.since(mark).filter((e) => e.url.origin === casOrigin);
-			const kinds = sent.map((e) => `${casKind(e, casOrigin)} ${e.status}`);
+			const sent = requestLog.since(mark).filter((e) => e.url.origin === readOrigin);
+			const kinds = sent.map((e) => `${casKind(e, readOrigin)} ${e.status}`);
 			const first403 = kinds.findIndex((k) => k === "data 403");
 			assert(first403 >= 0, `no data fetch was refused; the client sent: ${kinds.join(", ")}`);
 			assert(

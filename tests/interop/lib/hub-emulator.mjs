@@ -212,7 +212,8 @@ export class HubEmulator {
 		if (!file) {
 			return send(404, { error: "Entry not found" }, { "X-Error-Code": "EntryNotFound" });
 		}
-		const casUrl = this.tokens.casUrl;
+		// Reads go to the node read tokens come from (a second node, when two share storage).
+		const casUrl = this.tokens.readUrl ?? this.tokens.casUrl;
 		const refresh = `${this.url}/api/${type}s/${name}/xet-read-token/${encodeURIComponent(rev ?? "main")}`;
 		const reconstruction = `${casUrl}/v1/reconstructions/${file.xetHash}`;
 		return send(
