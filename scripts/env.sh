@@ -45,5 +45,16 @@ ensure_tools() {
     as_root apt-get update -qq >/dev/null && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
+# The tests start a throwaway PostgreSQL server (server/src/test/java/org/openxet/testing/PostgresServer.java) from the
+# binaries Debian and Ubuntu keep off the PATH in /usr/lib/postgresql/<version>/bin: install the postgresql package
+# when there are none (and no OPENXET_TEST_POSTGRES_URL names a server to use instead).
+ensure_postgresql() {
+    [ -n "${OPENXET_TEST_POSTGRES_URL:-}" ] && return 0
+    compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null && return 0
+    command -v pg_config >/dev/null 2>&1 && [ -x "$(pg_config --bindir)/initdb" ] && return 0
+    echo "openxet: installing postgresql" >&2
+    as_root apt-get update -qq >/dev/null && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+}
+
 export MAVEN_OPTS="${MAVEN_OPTS:--XX:+IgnoreUnrecognizedVMOptions --sun-misc-unsafe-memory-access=allow}"
 JVM_NATIVE_ARGS=(--enable-native-access=ALL-UNNAMED "-Dopenxet.native.dir=$openxet_root/native/build")
