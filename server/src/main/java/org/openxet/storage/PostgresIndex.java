@@ -1,0 +1,454 @@
+package org.openxet.storage;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.helidon.dbclient.DbClient;
+import io.helidon.dbclient.DbClientException;
+import io.helidon.dbclient.DbRow;
+import io.helidon.dbclient.DbTransaction;
+import io.helidon.dbclient.jdbc.JdbcClientBuilder;
+import io.helidon.dbclient.jdbc.JdbcConnectionPool;
+import org.openxet.protocol.MerkleHash;
+import org.openxet.protocol.xorb.ChunkTable;
+
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * The index in PostgreSQL, for several nodes sharing one database: the logical schema and the semantics of
+ * {@link SqliteIndex}, through Helidon DB Client over a HikariCP pool. Any number of nodes may read and write at once:
+ * every write is one statement or one transaction whose conflicts PostgreSQL resolves with unique keys
+ * ({@code ON CONFLICT}), so two nodes registering the same xorb or shard get exactly one {@code true}. A database
+ * that cannot be reached is an {@link IndexException} (a 5xx the client retries); the pool replaces broken
+ * connections by itself once the server is back.
+ */
+public final class PostgresIndex implements Index {
+    /** How long a call waits for a connection before it fails: the whole wait of a request while the server is down. */
+    public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(5);
+    /** {@code pg_advisory_lock} key that serialises schema migrations across nodes (ASCII "openxet"). */
+    private static final long MIGRATION_LOCK = 0x6f70656e786574L;
+    /** Tries of a registration that PostgreSQL aborted as a deadlock victim or a serialisation failure. */
+    private static final int ATTEMPTS = 3;
+    private static final List<String> TABLES = List.of("xorbs", "shards", "shard_scopes", "shard_xorbs", "files",
+            "file_scopes", "dedup_chunks");
+
+    private static final String XORB_LAYOUTS = "SELECT hash, chunk_count, chunk_hashes, layout, stored_bytes FROM xorbs "
+            + "WHERE hash = ANY(?)";
+    private static final String INSERT_XORB = "INSERT INTO xorbs (hash, chunk_count, unpacked_bytes, stored_bytes, "
+            + "chunk_hashes, layout, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING";
+    private static final String XORB_LISTED_IN = "SELECT 1 FROM xorbs x JOIN shard_xorbs sx ON sx.xorb_id = x.id "
+            + "JOIN shard_scopes s ON s.shard_id = sx.shard_id AND s.scope = ? WHERE x.hash = ? LIMIT 1";
+    private static final String INSERT_SHARD = "INSERT INTO shards (hash, stored_bytes, created_at) VALUES (?, ?, ?) "
+            + "ON CONFLICT (hash) DO NOTHING RETURNING id";
+    private static final String INSERT_SHARD_SCOPE = "INSERT INTO shard_scopes (shard_id, scope) VALUES (?, ?) "
+            + "ON CONFLICT DO NOTHING";
+    /*
+     * All files of a shard in one statement. As SQLite applies them one by one, the last entry of a file listed twice
+     * wins. Rows are written in hash order and scopes in id order, the same order in every transaction, so two
+     * registrations sharing files wait for each other instead of deadlocking.
+     */
+    private static final String UPSERT_FILES = """
+            WITH given AS (
+                SELECT DISTINCT ON (hash) hash, size, term_count, xorb_refs, terms, sha256
+                FROM unnest(?::bytea[], ?::bigint[], ?::int[], ?::bytea[], ?::bytea[], ?::bytea[]) WITH ORDINALITY
+                    AS g (hash, size, term_count, xorb_refs, terms, sha256, n)
+                ORDER BY hash, n DESC),
+            upserted AS (
+                INSERT INTO files (hash, size, term_count, xorb_refs, terms, sha256, shard_id, updated_at)
+                SELECT hash, size, term_count, xorb_refs, terms, sha256, ?, ? FROM given ORDER BY hash
+                ON CONFLICT (hash) DO UPDATE SET size = excluded.size, term_count = excluded.term_count,
+                    xorb_refs = excluded.xorb_refs, terms = excluded.terms,
+                    sha256 = coalesce(excluded.sha256, files.sha256), shard_id = excluded.shard_id,
+                    updated_at = excluded.updated_at
+                RETURNING id)
+            INSERT INTO file_scopes (scope, file_id) SELECT ?, id FROM upserted ORDER BY id ON CONFLICT DO NOTHING""";
+    private static final String INSERT_FILE_SCOPES = "INSERT INTO file_scopes (scope, file_id) "
+            + "SELECT ?, id FROM files WHERE hash = ANY(?) ORDER BY id ON CONFLICT DO NOTHING";
+    private static final String INSERT_SHARD_XORBS = "INSERT INTO shard_xorbs (shard_id, xorb_id) "
+            + "SELECT ?, id FROM xorbs WHERE hash = ANY(?) ORDER BY id ON CONFLICT DO NOTHING";
+    /* As SQLite inserts them one by one: of a chunk listed twice, the first entry whose xorb is registered wins. */
+    private static final String INSERT_DEDUP_CHUNKS = """
+            INSERT INTO dedup_chunks (chunk_hash, shard_id, xorb_id)
+            SELECT DISTINCT ON (d.chunk) d.chunk, ?, x.id
+            FROM unnest(?::bytea[], ?::bytea[]) WITH ORDINALITY AS d (chunk, xorb, n) JOIN xorbs x ON x.hash = d.xorb
+            ORDER BY d.chunk, d.n ON CONFLICT DO NOTHING""";
+    private static final String FILE = "SELECT f.size, f.xorb_refs, f.terms, f.sha256 FROM files f "
+            + "JOIN file_scopes s ON s.file_id = f.id AND s.scope = ? WHERE f.hash = ?";
+    /*
+     * One round trip: the xorb holding the chunk in the newest shard that registered it (visible to the scope), then
+     * the other xorbs of that shard in registration order, as SQLite's two statements answer.
+     */
+    private static final String DEDUP = """
+            WITH hit AS (SELECT d.shard_id, d.xorb_id FROM dedup_chunks d %s
+                         WHERE d.chunk_hash = ? ORDER BY d.shard_id DESC LIMIT 1)
+            SELECT 0 AS rank, x.id, x.hash, x.chunk_count, x.chunk_hashes, x.layout, x.stored_bytes
+            FROM hit JOIN xorbs x ON x.id = hit.xorb_id
+            UNION ALL
+            (SELECT 1, x.id, x.hash, x.chunk_count, x.chunk_hashes, x.layout, x.stored_bytes
+             FROM hit JOIN shard_xorbs sx ON sx.shard_id = hit.shard_id JOIN xorbs x ON x.id = sx.xorb_id
+             WHERE x.id <> hit.xorb_id ORDER BY x.id LIMIT ?)
+            ORDER BY rank, id""";
+    private static final String DEDUP_ANY_SCOPE = DEDUP.formatted("");
+    private static final String DEDUP_IN_SCOPE = DEDUP.formatted(
+            "JOIN shard_scopes s ON s.shard_id = d.shard_id AND s.scope = ?");
+    private static final String ROW_COUNTS = "SELECT " + String.join(", ",
+            TABLES.stream().map(t -> "(SELECT count(*) FROM " + t + ") AS " + t).toList());
+
+    private final String where;
+    private final HikariDataSource pool;
+    private final DbClient db;
+
+    public PostgresIndex(String jdbcUrl, int poolSize) throws IndexException {
+        this(jdbcUrl, poolSize, DEFAULT_CONNECTION_TIMEOUT);
+    }
+
+    /**
+     * Connects (failing at once when the server cannot be reached) and brings the schema up to date.
+     *
+     * @param jdbcUrl           {@code jdbc:postgresql://host:port/db?user=...&password=...}
+     * @param poolSize          connections this node keeps open
+     * @param connectionTimeout longest wait for a connection before a call fails
+     */
+    public PostgresIndex(String jdbcUrl, int poolSize, Duration connectionTimeout) throws IndexException {
+        int q = jdbcUrl.indexOf('?');
+        where = q < 0 ? jdbcUrl : jdbcUrl.substring(0, q); // the query may hold a password
+        HikariConfig cfg = new HikariConfig();
+        cfg.setJdbcUrl(jdbcUrl);
+        cfg.setMaximumPoolSize(poolSize);
+        cfg.setConnectionTimeout(connectionTimeout.toMillis());
+        cfg.setPoolName("openxet-index");
+        // A default the URL can override: a server that vanishes without closing its connections (host down, network
+        // cut) fails a call after a minute instead of the kernel's ~15 minutes of retransmissions.
+        cfg.addDataSourceProperty("socketTimeout", "60");
+        try {
+            pool = new HikariDataSource(cfg);
+        } catch (RuntimeException e) {
+            throw new IndexException("cannot open PostgreSQL index at " + where + ": " + rootMessage(e), e);
+        }
+        try {
+            migrate();
+        } catch (SQLException | IOException | RuntimeException e) {
+            pool.close();
+            throw new IndexException("cannot open PostgreSQL index at " + where + ": " + rootMessage(e), e);
+        }
+        db = JdbcClientBuilder.create().connectionPool(new Pool(pool)).build();
+    }
+
+    /**
+     * Brings the schema up to date. {@link Migrations} is plain JDBC, shared with SQLite, so this is the one place that
+     * takes a connection past DB Client. Nodes starting at once on an empty database would all create the tables: a
+     * session-level advisory lock (Migrations commits each migration on its own) lets one migrate while the others
+     * wait and then find the schema current.
+     */
+    private void migrate() throws SQLException, IOException {
+        try (Connection c = pool.getConnection(); Statement lock = c.createStatement()) {
+            lock.execute("SELECT pg_advisory_lock(" + MIGRATION_LOCK + ")");
+            Exception failure = null;
+            try {
+                Migrations.apply(c, "postgres", Migrations.POSTGRES);
+            } catch (SQLException | IOException | RuntimeException e) {
+                failure = e;
+                throw e;
+            } finally {
+                try {
+                    lock.execute("SELECT pg_advisory_unlock(" + MIGRATION_LOCK + ")");
+                } catch (SQLException e) {
+                    // The migration's own failure says more; a broken connection takes its lock with it anyway.
+                    if (failure == null) throw e;
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+    }
+
+    /**
+     * Helidon DB Client's view of the HikariCP pool: {@code helidon-dbclient-hikari} is not published for Helidon
+     * 4.5.0, and a JDBC client needs some pool.
+     */
+    private record Pool(HikariDataSource source) implements JdbcConnectionPool {
+        @Override
+        public Connection connection() {
+            try {
+                return source.getConnection();
+            } catch (SQLException e) {
+                throw new NoConnection(e);
+            }
+        }
+
+        @Override
+        public String dbType() {
+            return "postgresql";
+        }
+    }
+
+    /** No connection within the timeout: nothing ran, so there is no transaction to roll back. */
+    private static final class NoConnection extends DbClientException {
+        NoConnection(SQLException cause) {
+            super("no connection to PostgreSQL: " + cause.getMessage(), cause);
+        }
+    }
+
+    private interface Read<T> {
+        T run();
+    }
+
+    private <T> T read(Read<T> work) throws IndexException {
+        try {
+            return work.run();
+        } catch (DbClientException e) {
+            throw new IndexException("index read failed (" + where + "): " + rootMessage(e), e);
+        }
+    }
+
+    private interface Work<T> {
+        T run(DbTransaction tx);
+    }
+
+    /**
+     * One write transaction (READ COMMITTED). A registration PostgreSQL aborts as a deadlock victim or a serialisation
+     * failure changed nothing and is tried again; any other failure is an {@link IndexException}. A failed commit is
+     * not rolled back (DB Client has closed the connection, and whether it committed is unknown: callers check).
+     */
+    private <T> T write(Work<T> work) throws IndexException {
+        for (int attempt = 1; ; attempt++) {
+            DbTransaction tx = db.transaction();
+            boolean committing = false;
+            try {
+                T result = work.run(tx);
+                committing = true;
+                tx.commit();
+                return result;
+            } catch (RuntimeException | Error e) {
+                if (!committing && !causedBy(e, NoConnection.class)) {
+                    try {
+                        tx.rollback();
+                    } catch (RuntimeException suppressed) {
+                        e.addSuppressed(suppressed);
+                    }
+                }
+                if (!(e instanceof DbClientException)) throw e;
+                if (!committing && attempt < ATTEMPTS && retryable(e)) continue;
+                throw new IndexException("index write failed (" + where + "): " + rootMessage(e), e);
+            }
+        }
+    }
+
+    /** 40P01 deadlock_detected, 40001 serialization_failure: the transaction was aborted and can simply run again. */
+    private static boolean retryable(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof SQLException s && ("40P01".equals(s.getSQLState()) || "40001".equals(s.getSQLState()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (type.isInstance(c)) return true;
+        }
+        return false;
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) root = root.getCause();
+        return root == e ? String.valueOf(e.getMessage()) : e.getMessage() + ": " + root.getMessage();
+    }
+
+    private static long now() {
+        return System.currentTimeMillis() / 1000;
+    }
+
+    private static long number(DbRow row, String column) {
+        return row.column(column).get(Number.class).longValue();
+    }
+
+    private static byte[] bytes(DbRow row, String column) {
+        return (byte[]) row.column(column).get();
+    }
+
+    private static byte[] bytesOrNull(DbRow row, String column) {
+        return (byte[]) row.column(column).asOptional().orElse(null);
+    }
+
+    private static byte[][] raw(Collection<MerkleHash> hashes) {
+        byte[][] out = new byte[hashes.size()][];
+        int i = 0;
+        for (MerkleHash h : hashes) out[i++] = h.toBytes();
+        return out;
+    }
+
+    @Override
+    public boolean hasXorb(MerkleHash hash) throws IndexException {
+        return read(() -> db.execute().get("SELECT 1 FROM xorbs WHERE hash = ?", hash.toBytes()).isPresent());
+    }
+
+    @Override
+    public boolean xorbListedIn(MerkleHash hash, String scope) throws IndexException {
+        return read(() -> db.execute().get(XORB_LISTED_IN, scope, hash.toBytes()).isPresent());
+    }
+
+    @Override
+    public Optional<XorbLayout> xorb(MerkleHash hash) throws IndexException {
+        return Optional.ofNullable(xorbs(List.of(hash)).get(hash));
+    }
+
+    @Override
+    public Map<MerkleHash, XorbLayout> xorbs(Collection<MerkleHash> hashes) throws IndexException {
+        Set<MerkleHash> wanted = new LinkedHashSet<>(hashes);
+        if (wanted.isEmpty()) return new HashMap<>();
+        return read(() -> {
+            Map<MerkleHash, XorbLayout> out = new HashMap<>();
+            try (Stream<DbRow> rows = db.execute().query(XORB_LAYOUTS, (Object) raw(wanted))) {
+                rows.forEach(r -> {
+                    XorbLayout l = layout(r);
+                    out.put(l.hash(), l);
+                });
+            }
+            return out;
+        });
+    }
+
+    private static XorbLayout layout(DbRow r) {
+        int n = (int) number(r, "chunk_count");
+        byte[] layout = bytes(r, "layout");
+        return new XorbLayout(MerkleHash.fromBytes(bytes(r, "hash")), new ChunkTable(n, bytes(r, "chunk_hashes"),
+                Packing.ints(layout, 0, n), Packing.ints(layout, n, n)), number(r, "stored_bytes"));
+    }
+
+    @Override
+    public boolean putXorb(MerkleHash hash, ChunkTable chunks, long storedBytes) throws IndexException {
+        // One statement in autocommit: of two nodes inserting the same hash, the second waits for the first to commit
+        // and then inserts nothing (READ COMMITTED re-checks the unique key), so exactly one sees a row inserted.
+        try {
+            return db.execute().dml(INSERT_XORB, hash.toBytes(), chunks.count(), chunks.unpackedBytes(), storedBytes,
+                    chunks.hashes(), Packing.ints(chunks.byteEnds(), chunks.unpackedEnds()), now()) == 1;
+        } catch (DbClientException e) {
+            throw new IndexException("index write failed (" + where + "): " + rootMessage(e), e);
+        }
+    }
+
+    @Override
+    public boolean hasShard(MerkleHash shardHash) throws IndexException {
+        return read(() -> db.execute().get("SELECT 1 FROM shards WHERE hash = ?", shardHash.toBytes()).isPresent());
+    }
+
+    @Override
+    public boolean registerShard(ShardCommit commit) throws IndexException {
+        return write(tx -> {
+            long t = now();
+            byte[] shardHash = commit.shardHash().toBytes();
+            // A concurrent registration of the same shard makes this insert wait for its outcome: committed, the
+            // insert does nothing and the next statement (a new snapshot) sees the winner's row.
+            Optional<DbRow> created = tx.get(INSERT_SHARD, shardHash, commit.storedBytes(), t);
+            long shardId = created.isPresent()
+                    ? number(created.get(), "id")
+                    : number(tx.get("SELECT id FROM shards WHERE hash = ?", shardHash).orElseThrow(
+                            () -> new DbClientException("shard " + commit.shardHash() + " vanished inside its transaction")), "id");
+            tx.dml(INSERT_SHARD_SCOPE, shardId, commit.scope());
+            List<FileRecord> files = commit.files();
+            if (created.isEmpty()) {
+                if (!files.isEmpty()) {
+                    tx.dml(INSERT_FILE_SCOPES, commit.scope(), raw(files.stream().map(FileRecord::fileHash).toList()));
+                }
+                return false;
+            }
+            if (!files.isEmpty()) {
+                int n = files.size();
+                byte[][] hashes = new byte[n][];
+                long[] sizes = new long[n];
+                int[] termCounts = new int[n];
+                byte[][] xorbRefs = new byte[n][];
+                byte[][] terms = new byte[n][];
+                byte[][] sha256 = new byte[n][];
+                for (int i = 0; i < n; i++) {
+                    FileRecord f = files.get(i);
+                    hashes[i] = f.fileHash().toBytes();
+                    sizes[i] = f.size();
+                    termCounts[i] = f.termCount();
+                    xorbRefs[i] = Packing.hashes(f.xorbs());
+                    terms[i] = Packing.ints(f.terms());
+                    sha256[i] = f.sha256() == null ? null : f.sha256().toBytes();
+                }
+                tx.dml(UPSERT_FILES, hashes, sizes, termCounts, xorbRefs, terms, sha256, shardId, t, commit.scope());
+            }
+            if (!commit.listedXorbs().isEmpty()) {
+                tx.dml(INSERT_SHARD_XORBS, shardId, raw(commit.listedXorbs()));
+            }
+            List<ShardCommit.DedupChunk> dedup = commit.dedupChunks();
+            if (!dedup.isEmpty()) {
+                byte[][] chunks = new byte[dedup.size()][];
+                byte[][] xorbs = new byte[dedup.size()][];
+                for (int i = 0; i < dedup.size(); i++) {
+                    chunks[i] = dedup.get(i).chunkHash().toBytes();
+                    xorbs[i] = dedup.get(i).xorbHash().toBytes();
+                }
+                tx.dml(INSERT_DEDUP_CHUNKS, shardId, chunks, xorbs);
+            }
+            return true;
+        });
+    }
+
+    @Override
+    public Optional<FileRecord> file(MerkleHash fileHash, String scope) throws IndexException {
+        return read(() -> db.execute().get(FILE, scope, fileHash.toBytes()).map(r -> {
+            byte[] terms = bytes(r, "terms");
+            byte[] sha = bytesOrNull(r, "sha256");
+            return new FileRecord(fileHash, number(r, "size"), Packing.hashes(bytes(r, "xorb_refs")),
+                    Packing.ints(terms, 0, terms.length / 4), sha == null ? null : MerkleHash.fromBytes(sha));
+        }));
+    }
+
+    @Override
+    public List<XorbLayout> dedup(MerkleHash chunkHash, String scope, int maxXorbs) throws IndexException {
+        return read(() -> {
+            List<XorbLayout> out = new ArrayList<>();
+            int others = Math.max(0, maxXorbs - 1);
+            try (Stream<DbRow> rows = scope == null
+                    ? db.execute().query(DEDUP_ANY_SCOPE, chunkHash.toBytes(), others)
+                    : db.execute().query(DEDUP_IN_SCOPE, scope, chunkHash.toBytes(), others)) {
+                rows.forEach(r -> out.add(layout(r)));
+            }
+            return out;
+        });
+    }
+
+    @Override
+    public Map<String, Long> rowCounts() throws IndexException {
+        return read(() -> {
+            DbRow r = db.execute().get(ROW_COUNTS).orElseThrow();
+            Map<String, Long> out = new LinkedHashMap<>();
+            for (String t : TABLES) out.put(t, number(r, t));
+            return out;
+        });
+    }
+
+    @Override
+    public List<MerkleHash> xorbHashes() throws IndexException {
+        return read(() -> {
+            try (Stream<DbRow> rows = db.execute().query("SELECT hash FROM xorbs")) {
+                return rows.map(r -> MerkleHash.fromBytes(bytes(r, "hash"))).toList();
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        db.close();
+        pool.close();
+    }
+}

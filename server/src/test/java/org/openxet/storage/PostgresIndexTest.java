@@ -1,0 +1,222 @@
+package org.openxet.storage;
+
+import org.junit.jupiter.api.Test;
+import org.openxet.protocol.MerkleHash;
+import org.openxet.protocol.xorb.ChunkTable;
+import org.openxet.testing.PostgresServer;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.openxet.storage.IndexContractTest.chunkOf;
+import static org.openxet.storage.IndexContractTest.chunks;
+import static org.openxet.storage.IndexContractTest.dedup;
+import static org.openxet.storage.IndexContractTest.file;
+import static org.openxet.storage.IndexContractTest.hash;
+import static org.openxet.storage.IndexContractTest.shard;
+
+/** What only a shared PostgreSQL index has to get right: several nodes at once, and a server that goes away. */
+class PostgresIndexTest {
+    static final int THREADS = 8;
+
+    /** Runs every task on its own thread, all released at once; returns their results in order. */
+    static <T> List<T> race(List<Callable<T>> tasks) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<T>> futures = new ArrayList<>();
+            for (Callable<T> task : tasks) {
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    return task.call();
+                }));
+            }
+            start.countDown();
+            List<T> out = new ArrayList<>();
+            for (Future<T> f : futures) out.add(f.get()); // rethrows a task's exception: none is expected
+            return out;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    static long trues(List<Boolean> results, int from, int count) {
+        return results.subList(from, from + count).stream().filter(b -> b).count();
+    }
+
+    /**
+     * Two nodes (two indexes, two pools) registering the same xorbs and shards from several threads: each identical
+     * registration has exactly one winner, none fails, and the rows add up exactly. Distinct shards share files,
+     * listed in opposite orders, so their file rows are contended too.
+     */
+    @Test
+    void twoNodesRacingOnTheSameRegistrationsGetExactlyOneWinnerEach() throws Exception {
+        String url = PostgresServer.get().createDatabase("race");
+        int n = 24;
+        int racers = 4;
+        try (PostgresIndex a = new PostgresIndex(url, 4); PostgresIndex b = new PostgresIndex(url, 4)) {
+            PostgresIndex[] nodes = {a, b};
+            List<Callable<Boolean>> xorbTasks = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                MerkleHash x = hash("same xorb " + i);
+                ChunkTable layout = chunks("same xorb " + i, 3);
+                for (int r = 0; r < racers; r++) {
+                    PostgresIndex node = nodes[r % 2];
+                    xorbTasks.add(() -> node.putXorb(x, layout, 1000));
+                }
+            }
+            for (int i = 0; i < n; i++) {
+                PostgresIndex node = nodes[i % 2];
+                MerkleHash x = hash("distinct xorb " + i);
+                ChunkTable layout = chunks("distinct xorb " + i, 3);
+                xorbTasks.add(() -> node.putXorb(x, layout, 1000));
+            }
+            List<Boolean> put = race(xorbTasks);
+            for (int i = 0; i < n; i++) {
+                assertEquals(1, trues(put, i * racers, racers), "xorb " + i + ": " + put.subList(i * racers, (i + 1) * racers));
+            }
+            assertEquals(n, trues(put, n * racers, n), "every distinct xorb is new");
+
+            MerkleHash x0 = hash("same xorb 0");
+            MerkleHash x1 = hash("same xorb 1");
+            List<Callable<Boolean>> shardTasks = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                // The same shard body from two scopes on both nodes.
+                ShardCommit[] scoped = new ShardCommit[2];
+                for (int s = 0; s < 2; s++) {
+                    scoped[s] = shard("same " + i, "scope/" + s, List.of(file("same " + i, null, x0)), List.of(x0),
+                            List.of(dedup(chunkOf("same xorb 0", 0), x0)));
+                }
+                for (int r = 0; r < racers; r++) {
+                    PostgresIndex node = nodes[r % 2];
+                    ShardCommit c = scoped[r / 2];
+                    shardTasks.add(() -> node.registerShard(c));
+                }
+            }
+            for (int i = 0; i < n; i++) {
+                PostgresIndex node = nodes[i % 2];
+                List<FileRecord> files = List.of(file("shared 1", null, x0), file("shared 2", null, x1));
+                ShardCommit c = shard("distinct " + i, "scope/" + (i % 2), i % 2 == 0 ? files : files.reversed(),
+                        List.of(x0, x1), List.of(dedup(chunkOf("same xorb 1", 2), x1)));
+                shardTasks.add(() -> node.registerShard(c));
+            }
+            List<Boolean> registered = race(shardTasks);
+            for (int i = 0; i < n; i++) {
+                assertEquals(1, trues(registered, i * racers, racers), "shard " + i + ": "
+                        + registered.subList(i * racers, (i + 1) * racers));
+            }
+            assertEquals(n, trues(registered, n * racers, n), "every distinct shard is new");
+
+            Map<String, Long> counts = a.rowCounts();
+            assertEquals(b.rowCounts(), counts);
+            assertEquals(2L * n, counts.get("xorbs"));
+            assertEquals(2L * n, counts.get("shards"));
+            assertEquals(2L * n + n, counts.get("shard_scopes"), "identical shards: both scopes; distinct: one");
+            assertEquals(n + 2L * n, counts.get("shard_xorbs"));
+            assertEquals(n + 2L, counts.get("files"));
+            assertEquals(2L * n + 4, counts.get("file_scopes"), "identical shards' files in 2 scopes; shared files in 2");
+            assertEquals(2L * n, counts.get("dedup_chunks"));
+            for (int s = 0; s < 2; s++) {
+                assertTrue(a.file(hash("file same 0"), "scope/" + s).isPresent());
+                assertTrue(b.file(hash("file shared 2"), "scope/" + s).isPresent());
+            }
+        }
+    }
+
+    /** Nodes starting together on an empty database: one creates the schema, the others wait and use it. */
+    @Test
+    void nodesOpeningAnEmptyDatabaseAtOnceCreateTheSchemaOnce() throws Exception {
+        String url = PostgresServer.get().createDatabase("schema_race");
+        List<Callable<PostgresIndex>> opens = new ArrayList<>();
+        for (int i = 0; i < 4; i++) opens.add(() -> new PostgresIndex(url, 1));
+        List<PostgresIndex> nodes = race(opens);
+        try {
+            for (PostgresIndex node : nodes) {
+                assertEquals(0L, node.rowCounts().get("xorbs"));
+            }
+            assertTrue(nodes.get(0).putXorb(hash("x"), chunks("x", 3), 1));
+            assertTrue(nodes.get(3).hasXorb(hash("x")));
+        } finally {
+            nodes.forEach(PostgresIndex::close);
+        }
+        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT count(*), max(version) FROM schema_migrations")) {
+            assertTrue(r.next());
+            assertEquals(1, r.getInt(1));
+            assertEquals(Migrations.POSTGRES.size(), r.getInt(2));
+        }
+    }
+
+    @Test
+    void anIndexNewerThanThisServerIsRefused() throws Exception {
+        String url = PostgresServer.get().createDatabase("newer");
+        new PostgresIndex(url, 1).close();
+        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+            s.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'from the future', 0)");
+        }
+        IndexException e = assertThrows(IndexException.class, () -> new PostgresIndex(url, 1));
+        assertTrue(e.getMessage().contains("newer than this openxet"), e.getMessage());
+    }
+
+    @Test
+    void anUnreachableServerIsAnIndexExceptionAtOpen() {
+        IndexException e = assertThrows(IndexException.class,
+                () -> new PostgresIndex("jdbc:postgresql://127.0.0.1:1/none?connectTimeout=2", 1, Duration.ofSeconds(1)));
+        assertTrue(e.getMessage().startsWith("cannot open PostgreSQL index at jdbc:postgresql://127.0.0.1:1/none:"),
+                e.getMessage());
+    }
+
+    /**
+     * The server stops (really: the test cluster is shut down): every call fails with an IndexException after the
+     * connection timeout and nothing is half-written; once the server is back, the same index works again by itself
+     * (the pool retries with a backoff of at most 5 s, so the first call after the restart may still fail).
+     */
+    @Test
+    void whileTheServerIsDownCallsFailAndAfterwardsTheIndexRecoversByItself() throws Exception {
+        PostgresServer server = PostgresServer.get();
+        String url = server.createDatabase("outage");
+        try (PostgresIndex index = new PostgresIndex(url, 2, Duration.ofMillis(250))) {
+            MerkleHash x = hash("x");
+            assertTrue(index.putXorb(x, chunks("x", 3), 1));
+            ShardCommit commit = shard("s", "user/repo", List.of(file("f", null, x)), List.of(x),
+                    List.of(dedup(chunkOf("x", 0), x)));
+            try (PostgresServer.Outage outage = server.outage(PostgresServer.databaseOf(url))) {
+                long t0 = System.nanoTime();
+                assertThrows(IndexException.class, () -> index.hasXorb(x));
+                assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(5).toNanos(), "fails within the timeout");
+                assertThrows(IndexException.class, () -> index.file(hash("file f"), "user/repo"));
+                assertThrows(IndexException.class, () -> index.putXorb(hash("y"), chunks("y", 3), 1));
+                assertThrows(IndexException.class, () -> index.registerShard(commit));
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (true) {
+                try {
+                    assertTrue(index.hasXorb(x));
+                    break;
+                } catch (IndexException stillDown) {
+                    if (System.nanoTime() > deadline) throw stillDown;
+                    Thread.sleep(50);
+                }
+            }
+            assertEquals(Map.of("xorbs", 1L, "shards", 0L, "shard_scopes", 0L, "shard_xorbs", 0L, "files", 0L,
+                    "file_scopes", 0L, "dedup_chunks", 0L), index.rowCounts());
+            assertTrue(index.registerShard(commit));
+            assertTrue(index.file(hash("file f"), "user/repo").isPresent());
+            assertTrue(index.putXorb(hash("y"), chunks("y", 3), 1));
+        }
+    }
+}
