@@ -20,7 +20,7 @@ import java.time.Duration;
  * @param urlTtl           lifetime of signed fetch URLs (long enough for an 8 GB block on a slow link)
  * @param dedupIsolated    answer dedup queries only with chunks already visible to the asking token's scope
  * @param commitPermits    concurrent shard commits (validation, storage and index registration); 0 = 4 × CPUs
- * @param readConnections  SQLite read connections
+ * @param readConnections  SQLite read connections; with an index URL, the PostgreSQL pool holds this many + 1
  * @param answerWriters    threads that may render large reconstruction answers at once, server-wide; one answer takes
  *                         at most half of those free (0 = CPUs; 1 = every answer on its request's thread alone)
  * @param storage          where the index and the blobs live when not in the data dir (several nodes)

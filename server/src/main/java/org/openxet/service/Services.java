@@ -4,6 +4,7 @@ import org.openxet.storage.Bucket;
 import org.openxet.storage.Index;
 import org.openxet.storage.IndexException;
 import org.openxet.storage.LocalBucket;
+import org.openxet.storage.PostgresIndex;
 import org.openxet.storage.SqliteIndex;
 
 import java.io.IOException;
@@ -35,14 +36,21 @@ public final class Services implements AutoCloseable {
         this.shards = new ShardRegistration(bucket, index, config.commitPermits(), clock);
     }
 
-    /** The embedded defaults: SQLite at {@code <data>/index.sqlite}, a local bucket at {@code <data>/bucket}. */
+    /**
+     * The embedded defaults: SQLite at {@code <data>/index.sqlite}, a local bucket at {@code <data>/bucket}. With
+     * {@code index.url} set, the index is in PostgreSQL, shared with the other nodes.
+     */
     public static Services open(ServerConfig config) throws IOException, IndexException {
-        if (!config.storage().indexUrl().isEmpty() || !config.storage().bucketUrl().isEmpty()) {
-            throw new IllegalArgumentException("openxet.index.url / openxet.bucket.url: shared storage is not built yet");
+        ServerConfig.Storage storage = config.storage();
+        if (!storage.bucketUrl().isEmpty()) {
+            throw new IllegalArgumentException("openxet.bucket.url: the S3 bucket is not built yet");
         }
         Path data = config.dataDir();
         Secrets secrets = Secrets.loadOrCreate(data);
-        Index index = new SqliteIndex(data.resolve("index.sqlite"), config.readConnections());
+        // PostgreSQL gets as many connections as SQLite opens: index.readers for reads, plus one (SQLite's writer).
+        Index index = storage.indexUrl().isEmpty()
+                ? new SqliteIndex(data.resolve("index.sqlite"), config.readConnections())
+                : new PostgresIndex(storage.indexUrl(), config.readConnections() + 1);
         Bucket bucket;
         try {
             bucket = new LocalBucket(data.resolve("bucket"));

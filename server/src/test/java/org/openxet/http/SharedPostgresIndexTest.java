@@ -1,0 +1,70 @@
+package org.openxet.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Test;
+import org.openxet.service.Access;
+import org.openxet.service.ServerConfig;
+import org.openxet.testing.MiniClient;
+import org.openxet.testing.PostgresServer;
+import org.openxet.testing.TestServer;
+import org.openxet.testing.Vectors;
+
+import java.net.http.HttpResponse;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * Two real servers ({@code index.url} set) on one PostgreSQL database, each with its own data dir: what one node
+ * registers, the other plans reconstructions from and knows as already uploaded. (Each node still has its own local
+ * bucket, so only the node that stored the xorb can serve its bytes.)
+ */
+class SharedPostgresIndexTest {
+    static final String SCENARIO = "single-r1m";
+
+    @Test
+    void aSecondNodeAnswersFromTheIndexTheFirstNodeWrote() throws Exception {
+        String url = PostgresServer.get().createDatabase("shared_index");
+        ServerConfig.Storage storage = new ServerConfig.Storage(url, "", "", "us-east-1");
+        JsonNode capture = Vectors.capture(SCENARIO);
+        JsonNode file = capture.get("files").get(0);
+        String fileId = file.get("client_xet_hash").asText();
+        byte[] content = Vectors.inputBytes(file.get("input").asText());
+        try (TestServer first = new TestServer(c -> c.withStorage(storage));
+             TestServer second = new TestServer(c -> c.withStorage(storage))) {
+            UploadPathTest.uploadScenario(first, SCENARIO, first.writeToken());
+            MiniClient firstReader = new MiniClient(first, first.token("user/repo", Access.READ));
+            for (int version : new int[]{1, 2}) {
+                assertArrayEquals(content, firstReader.download(version, fileId, null), "v" + version);
+                assertArrayEquals(MiniClient.range(content, 1000, 300_000),
+                        firstReader.download(version, fileId, "bytes=1000-300000"), "v" + version + " range");
+            }
+
+            MiniClient secondReader = new MiniClient(second, second.token("user/repo", Access.READ));
+            for (int version : new int[]{1, 2}) {
+                for (String range : new String[]{null, "bytes=1000-300000"}) {
+                    MiniClient.Answer there = firstReader.reconstruction(version, fileId, range);
+                    MiniClient.Answer here = secondReader.reconstruction(version, fileId, range);
+                    assertEquals(200, here.status(), here.body());
+                    assertEquals(there.json().get("terms"), here.json().get("terms"), "v" + version + " " + range);
+                    assertEquals(there.json().get("offset_into_first_range"), here.json().get("offset_into_first_range"));
+                }
+            }
+            assertEquals(404, new MiniClient(second, second.token("other/repo", Access.READ))
+                    .reconstruction(2, fileId, null).status(), "scopes are shared too");
+
+            // The second node knows the uploads: repeats are no-ops there as well.
+            String write = second.writeToken();
+            for (JsonNode x : capture.get("xorbs")) {
+                HttpResponse<String> r = second.post("/v1/xorbs/default/" + x.get("xorb_hash").asText(), write,
+                        Vectors.bytes(x.get("file").asText()));
+                assertEquals("{\"was_inserted\":false}", r.body());
+            }
+            for (JsonNode s : capture.get("shards")) {
+                assertEquals("{\"result\":0}", second.post("/v1/shards", write, Vectors.bytes(s.get("file").asText())).body());
+            }
+            assertEquals(first.services().index().rowCounts(), second.services().index().rowCounts());
+            assertEquals(1L, second.services().index().rowCounts().get("shards"));
+        }
+    }
+}
