@@ -100,7 +100,8 @@ public final class ServeCommand implements Callable<Integer> {
         String url = "http://" + ("0.0.0.0".equals(cfg.host()) ? "127.0.0.1" : cfg.host()) + ":" + server.port();
         System.out.println("openxet " + VersionCommand.version() + " listening on " + url);
         System.out.println("  config: " + cfg.describe());
-        System.out.println("  data:   " + dataDir + " (index.sqlite, bucket/, secrets.properties)");
+        System.out.println("  data:   " + dataDir + " (" + (cfg.storage().indexUrl().isEmpty() ? "index.sqlite, " : "")
+                + "bucket/, secrets.properties)");
         System.out.println("  users:  ./openxet user add --data " + dataDir + " --name NAME --repos 'models/NAME/*' --write");
         System.out.println("  token:  ./openxet token --data " + dataDir + " --repo models/NAME/REPO --write");
         System.out.flush();
