@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Properties;
@@ -54,6 +56,22 @@ public record Secrets(byte[] tokenKey, byte[] urlKey, byte[] dedupKey) {
             p.load(in);
         }
         return new Secrets(key(p, "token-key", file), key(p, "url-key", file), key(p, "dedup-key", file));
+    }
+
+    /**
+     * A digest of the token and URL keys, which every node of a shared index must hold alike (the dedup key may
+     * differ: each dedup answer carries its own). Safe to store: it reveals nothing about the keys.
+     */
+    public byte[] fingerprint() {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update("openxet node keys v1\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            sha.update(tokenKey);
+            sha.update(urlKey);
+            return sha.digest();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
     }
 
     private static byte[] key(Properties p, String name, Path file) throws IOException {

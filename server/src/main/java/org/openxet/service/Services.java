@@ -53,12 +53,30 @@ public final class Services implements AutoCloseable {
                 : new PostgresIndex(storage.indexUrl(), config.readConnections() + 1);
         Bucket bucket;
         try {
+            requireSharedKeys(index, secrets, data);
             bucket = new LocalBucket(data.resolve("bucket"));
-        } catch (IOException e) {
+        } catch (IOException | IndexException | RuntimeException e) {
             index.close();
             throw e;
         }
         return new Services(config, secrets, index, bucket, Clock.systemUTC());
+    }
+
+    /** This node's keys are not the ones the other nodes sharing its index hold. */
+    public static final class KeysDiffer extends IOException {
+        KeysDiffer(Path dataDir) {
+            super("the token and URL keys in " + dataDir.resolve(Secrets.FILE) + " differ from those of the other nodes "
+                    + "sharing this index, which would refuse this node's tokens and signed URLs: copy "
+                    + Secrets.FILE + " from a node of the index (docs/DESIGN.md, \"PostgreSQL index\")");
+        }
+    }
+
+    /** Behind a load balancer every node must accept every node's tokens and URLs, so a node with other keys stays down. */
+    private static void requireSharedKeys(Index index, Secrets secrets, Path dataDir) throws IndexException, KeysDiffer {
+        byte[] mine = secrets.fingerprint();
+        if (!java.util.Arrays.equals(mine, index.sharedKeyFingerprint(mine))) {
+            throw new KeysDiffer(dataDir);
+        }
     }
 
     public ServerConfig config() {

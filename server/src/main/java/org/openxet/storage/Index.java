@@ -46,6 +46,16 @@ public interface Index extends AutoCloseable {
      */
     List<XorbLayout> dedup(MerkleHash chunkHash, String scope, int maxXorbs) throws IndexException;
 
+    /**
+     * For an index several nodes share: records {@code fingerprint} (of this node's token and URL keys) unless one is
+     * recorded already, and returns the recorded one. Nodes holding other keys would refuse each other's tokens and
+     * signed URLs, so a node whose fingerprint differs must not serve. An index private to one data dir sits next to
+     * its keys and has nothing to compare against: it returns {@code fingerprint}.
+     */
+    default byte[] sharedKeyFingerprint(byte[] fingerprint) throws IndexException {
+        return fingerprint;
+    }
+
     /** Row counts per table, for tests and operators. */
     Map<String, Long> rowCounts() throws IndexException;
 

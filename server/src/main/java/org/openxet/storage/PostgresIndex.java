@@ -428,6 +428,14 @@ public final class PostgresIndex implements Index {
     }
 
     @Override
+    public byte[] sharedKeyFingerprint(byte[] fingerprint) throws IndexException {
+        // The first node to start records its keys; every later one (racing or not) reads the winner's.
+        write(tx -> tx.dml("INSERT INTO node_keys (id, fingerprint, recorded_at) VALUES (1, ?, ?) ON CONFLICT (id) DO NOTHING",
+                fingerprint, now()));
+        return read(() -> bytes(db.execute().get("SELECT fingerprint FROM node_keys WHERE id = 1").orElseThrow(), "fingerprint"));
+    }
+
+    @Override
     public Map<String, Long> rowCounts() throws IndexException {
         return read(() -> {
             DbRow r = db.execute().get(ROW_COUNTS).orElseThrow();

@@ -4,15 +4,20 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 import org.openxet.service.Access;
 import org.openxet.service.ServerConfig;
+import org.openxet.service.Services;
 import org.openxet.testing.MiniClient;
 import org.openxet.testing.PostgresServer;
 import org.openxet.testing.TestServer;
 import org.openxet.testing.Vectors;
 
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * Two real servers ({@code index.url} set) on one PostgreSQL database, each with its own data dir: what one node
@@ -31,7 +36,7 @@ class SharedPostgresIndexTest {
         String fileId = file.get("client_xet_hash").asText();
         byte[] content = Vectors.inputBytes(file.get("input").asText());
         try (TestServer first = new TestServer(c -> c.withStorage(storage));
-             TestServer second = new TestServer(c -> c.withStorage(storage))) {
+             TestServer second = new TestServer(c -> c.withStorage(storage), first)) {
             UploadPathTest.uploadScenario(first, SCENARIO, first.writeToken());
             MiniClient firstReader = new MiniClient(first, first.token("user/repo", Access.READ));
             for (int version : new int[]{1, 2}) {
@@ -65,6 +70,28 @@ class SharedPostgresIndexTest {
             }
             assertEquals(first.services().index().rowCounts(), second.services().index().rowCounts());
             assertEquals(1L, second.services().index().rowCounts().get("shards"));
+
+            // A token one node mints is good on the other: they hold the same keys.
+            assertEquals(200, new MiniClient(second, first.token("user/repo", Access.READ)).reconstruction(2, fileId, null).status());
+        }
+    }
+
+    /** A node started with keys of its own would refuse its peers' tokens and URLs: it does not start at all. */
+    @Test
+    void aNodeWithOtherKeysThanItsPeersRefusesToStart() throws Exception {
+        String url = PostgresServer.get().createDatabase("shared_keys");
+        ServerConfig.Storage storage = new ServerConfig.Storage(url, "", "", "us-east-1");
+        try (TestServer first = new TestServer(c -> c.withStorage(storage))) {
+            Path stranger = Files.createTempDirectory("openxet-stranger");
+            Services.KeysDiffer e = assertThrows(Services.KeysDiffer.class,
+                    () -> Services.open(ServerConfig.defaults(stranger).withStorage(storage)));
+            assertEquals("the token and URL keys in " + stranger.resolve("secrets.properties") + " differ from those of "
+                    + "the other nodes sharing this index, which would refuse this node's tokens and signed URLs: copy "
+                    + "secrets.properties from a node of the index (docs/DESIGN.md, \"PostgreSQL index\")", e.getMessage());
+            // The keys the first node recorded stay: a restart of that node is fine, and so is a node with a copy.
+            Files.copy(first.dataDir().resolve("secrets.properties"), stranger.resolve("secrets.properties"),
+                    StandardCopyOption.REPLACE_EXISTING);
+            Services.open(ServerConfig.defaults(stranger).withStorage(storage)).close();
         }
     }
 }

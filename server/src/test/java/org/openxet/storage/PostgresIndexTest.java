@@ -19,7 +19,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.openxet.storage.IndexContractTest.chunkOf;
@@ -156,8 +158,33 @@ class PostgresIndexTest {
         try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement();
              ResultSet r = s.executeQuery("SELECT count(*), max(version) FROM schema_migrations")) {
             assertTrue(r.next());
-            assertEquals(1, r.getInt(1));
+            assertEquals(Migrations.POSTGRES.size(), r.getInt(1));
             assertEquals(Migrations.POSTGRES.size(), r.getInt(2));
+        }
+    }
+
+    /** The first node's key fingerprint is what every node (racing or later) gets back; it survives a reopen. */
+    @Test
+    void theFirstRecordedKeyFingerprintIsEveryNodes() throws Exception {
+        String url = PostgresServer.get().createDatabase("key_fingerprint");
+        List<byte[]> prints = new ArrayList<>();
+        for (int i = 0; i < 8; i++) prints.add(hash("keys " + i).toBytes());
+        List<Callable<byte[]>> claims = new ArrayList<>();
+        try (PostgresIndex a = new PostgresIndex(url, 4); PostgresIndex b = new PostgresIndex(url, 4)) {
+            for (int i = 0; i < prints.size(); i++) {
+                PostgresIndex node = i % 2 == 0 ? a : b;
+                byte[] mine = prints.get(i);
+                claims.add(() -> node.sharedKeyFingerprint(mine));
+            }
+            List<byte[]> answers = race(claims);
+            byte[] winner = answers.get(0);
+            assertTrue(prints.stream().anyMatch(p -> java.util.Arrays.equals(p, winner)));
+            for (byte[] answer : answers) assertArrayEquals(winner, answer);
+        }
+        try (PostgresIndex reopened = new PostgresIndex(url, 1)) {
+            byte[] recorded = reopened.sharedKeyFingerprint(hash("a newcomer").toBytes());
+            assertFalse(java.util.Arrays.equals(hash("a newcomer").toBytes(), recorded));
+            assertTrue(prints.stream().anyMatch(p -> java.util.Arrays.equals(p, recorded)));
         }
     }
 
