@@ -9,7 +9,11 @@ import java.util.Optional;
 /**
  * Object storage for xorbs and shards. Objects are immutable and content addressed, so a put of an existing key may
  * be skipped or overwrite with identical bytes. Implementations: {@link LocalBucket} (one node, fsync'd files);
- * S3-compatible storage for several nodes.
+ * {@link S3Bucket} (S3-compatible storage that several nodes share).
+ *
+ * <p>Keys are relative paths ({@code xorbs/default/<hex>}, {@code shards/<hex>}); an absent object makes
+ * {@link #openRange} and {@link #read} throw {@link java.nio.file.NoSuchFileException}, and any failure of the store
+ * is an {@link IOException}.
  */
 public interface Bucket extends AutoCloseable {
     /**
@@ -33,8 +37,19 @@ public interface Bucket extends AutoCloseable {
 
     void delete(String key) throws IOException;
 
-    /** Keys under a prefix (tests, reconciliation, tools). */
+    /**
+     * Keys under a prefix (tests, reconciliation, tools). The prefix names a directory ({@code "xorbs"} lists
+     * {@code xorbs/…}, never {@code xorbsX/…}); the keys come back whole, in no particular order.
+     */
     List<String> list(String prefix) throws IOException;
+
+    /**
+     * Whether other servers write this bucket too. Then an object that no row of this server's view of the index
+     * names may be another node's upload in flight, about to be registered: it must never be deleted on that ground.
+     */
+    default boolean shared() {
+        return false;
+    }
 
     @Override
     default void close() throws IOException {

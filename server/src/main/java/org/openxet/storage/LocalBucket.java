@@ -29,7 +29,6 @@ import java.util.stream.Stream;
  * ({@code xorbs/default/ab/abcd…}) so no directory grows past a few hundred thousand entries.
  */
 public final class LocalBucket implements Bucket {
-    private static final String TMP = ".tmp";
     private final Path root;
     private final Path tmp;
     /** Directories this process has created or found and made durable (their entries, up to the root's, fsynced). */
@@ -37,7 +36,7 @@ public final class LocalBucket implements Bucket {
 
     public LocalBucket(Path root) throws IOException {
         this.root = root.toAbsolutePath();
-        this.tmp = this.root.resolve(TMP);
+        this.tmp = this.root.resolve(BucketKeys.TMP);
         durableDirectory(tmp);
         try (Stream<Path> leftovers = Files.list(tmp)) {
             for (Path p : (Iterable<Path>) leftovers::iterator) {
@@ -52,18 +51,12 @@ public final class LocalBucket implements Bucket {
 
     /** Where an object lives on disk (tools and tests read it directly). */
     public Path path(String key) {
-        validate(key);
+        BucketKeys.validate(key);
         int slash = key.lastIndexOf('/');
         String name = key.substring(slash + 1);
         String dir = slash < 0 ? "" : key.substring(0, slash + 1);
         String fan = name.length() >= 2 ? name.substring(0, 2) : "_";
         return root.resolve(dir + fan + "/" + name);
-    }
-
-    private static void validate(String key) {
-        if (key.isEmpty() || key.startsWith("/") || key.contains("..") || key.contains("//") || key.startsWith(TMP)) {
-            throw new IllegalArgumentException("invalid bucket key: " + key);
-        }
     }
 
     @Override
