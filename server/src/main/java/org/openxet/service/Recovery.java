@@ -22,8 +22,10 @@ import java.util.logging.Logger;
 /**
  * Start-up check after an unclean stop ({@code kill -9}, power loss). Blobs are made durable before their index rows
  * (see {@link XorbIngest}), so a crash can leave objects that no index row names: uploads never acknowledged. They
- * are removed so that bucket and index agree again. A marker file tells a clean stop from a crash, so a clean
- * restart of a large bucket does not pay for the scan.
+ * are removed so that bucket and index agree again, unless the bucket is {@linkplain Bucket#shared() shared}: there
+ * an unregistered object is as likely another node's upload between its put and its registration, so it is only
+ * counted and logged. A marker file tells a clean stop from a crash, so a clean restart of a large bucket does not
+ * pay for the scan.
  */
 public final class Recovery {
     private static final Logger LOG = Logger.getLogger(Recovery.class.getName());
@@ -32,8 +34,11 @@ public final class Recovery {
     private Recovery() {
     }
 
-    /** What a reconciliation found. */
-    public record Report(int orphanXorbs, int orphanShards, List<MerkleHash> missingXorbs) {
+    /**
+     * What a reconciliation found: objects no index row names ({@code orphansRemoved}: deleted, or left in a shared
+     * bucket) and registered xorbs without their object.
+     */
+    public record Report(int orphanXorbs, int orphanShards, boolean orphansRemoved, List<MerkleHash> missingXorbs) {
     }
 
     /**
@@ -64,15 +69,17 @@ public final class Recovery {
     }
 
     /**
-     * Removes unregistered objects and reports registered xorbs whose object is missing (never expected). The bucket is
-     * listed before the index is read: an object is deleted only if it was already there before we learnt what is
-     * registered and is not registered. Read the other way round, an object stored and registered in between would
-     * be listed but absent from the stale registered set, and deleted.
+     * Removes unregistered objects (a shared bucket keeps them) and reports registered xorbs whose object is missing
+     * (never expected). The bucket is listed before the index is read: an object is deleted only if it was already
+     * there before we learnt what is registered and is not registered. Read the other way round, an object stored and
+     * registered in between would be listed but absent from the stale registered set, and deleted.
      */
     public static Report reconcile(Index index, Bucket bucket) throws IOException, IndexException {
+        boolean remove = !bucket.shared();
         List<String> xorbKeys = bucket.list("xorbs/" + XorbIngest.PREFIX);
         List<String> shardKeys = bucket.list("shards");
         Set<MerkleHash> xorbs = new HashSet<>(index.xorbHashes());
+        List<String> orphans = new ArrayList<>();
         int orphanXorbs = 0;
         Set<MerkleHash> present = new HashSet<>();
         for (String key : xorbKeys) {
@@ -80,16 +87,20 @@ public final class Recovery {
             if (h != null && xorbs.contains(h)) {
                 present.add(h);
             } else {
-                bucket.delete(key);
+                orphans.add(key);
                 orphanXorbs++;
             }
         }
-        int orphanShards = 0;
         for (String key : shardKeys) {
             MerkleHash h = parse(key);
             if (h == null || !index.hasShard(h)) {
+                orphans.add(key);
+            }
+        }
+        int orphanShards = orphans.size() - orphanXorbs;
+        if (remove) {
+            for (String key : orphans) {
                 bucket.delete(key);
-                orphanShards++;
             }
         }
         // A xorb registered after the listing is registered but not listed: look again before calling it missing.
@@ -99,14 +110,19 @@ public final class Recovery {
                 missing.add(h);
             }
         }
-        if (orphanXorbs + orphanShards > 0) {
+        if (!orphans.isEmpty() && remove) {
             LOG.info("recovery: removed " + orphanXorbs + " unregistered xorb objects and " + orphanShards
                     + " unregistered shard objects left by an unclean stop");
+        } else if (!orphans.isEmpty()) {
+            LOG.info("recovery: kept " + orphanXorbs + " unregistered xorb objects and " + orphanShards
+                    + " unregistered shard objects: the bucket is shared, and other nodes may be registering them"
+                    + " (recovery would have removed " + String.join(", ", orphans.subList(0, Math.min(20, orphans.size())))
+                    + (orphans.size() > 20 ? ", …" : "") + ")");
         }
         if (!missing.isEmpty()) {
             LOG.severe("recovery: " + missing.size() + " registered xorbs have no object in the bucket, e.g. " + missing.get(0));
         }
-        return new Report(orphanXorbs, orphanShards, missing);
+        return new Report(orphanXorbs, orphanShards, remove, missing);
     }
 
     private static MerkleHash parse(String key) {

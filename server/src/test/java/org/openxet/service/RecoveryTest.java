@@ -7,8 +7,11 @@ import org.openxet.protocol.XetHashes;
 import org.openxet.protocol.xorb.ChunkTable;
 import org.openxet.storage.Bucket;
 import org.openxet.storage.LocalBucket;
+import org.openxet.storage.S3Bucket;
 import org.openxet.storage.ShardCommit;
 import org.openxet.storage.SqliteIndex;
+import org.openxet.testing.LogCapture;
+import org.openxet.testing.S3Server;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -127,7 +130,7 @@ class RecoveryTest {
             assertTrue(bucket.size(XorbIngest.key(kept)).isPresent());
             assertTrue(bucket.size(XorbIngest.key(orphan)).isEmpty());
             assertTrue(bucket.size(ShardRegistration.key(orphanShard)).isEmpty());
-            assertEquals(new Recovery.Report(1, 1, List.of()), report);
+            assertEquals(new Recovery.Report(1, 1, true, List.of()), report);
         }
     }
 
@@ -144,6 +147,35 @@ class RecoveryTest {
 
             assertEquals(List.of(lost), report.missingXorbs());
             assertTrue(bucket.size(XorbIngest.key(late)).isPresent());
+        }
+    }
+
+    /**
+     * On a shared bucket an unregistered object may be another node's upload between its put and its registration:
+     * recovery keeps it and says what it would have removed, and still reports a registered xorb without its object.
+     */
+    @Test
+    void aSharedBucketKeepsUnregisteredObjectsAndStillReportsMissingXorbs() throws Exception {
+        try (SqliteIndex index = new SqliteIndex(dir.resolve("index.sqlite"), 2);
+             S3Bucket bucket = S3Server.shared().openFreshBucket();
+             LogCapture log = new LogCapture()) {
+            MerkleHash kept = hash("registered");
+            MerkleHash inFlight = hash("another node's upload, not registered yet");
+            MerkleHash inFlightShard = hash("another node's shard, not registered yet");
+            MerkleHash lost = hash("registered, object gone");
+            upload(bucket, index, kept);
+            bucket.put(XorbIngest.key(inFlight), new byte[108]);
+            bucket.put(ShardRegistration.key(inFlightShard), new byte[48]);
+            index.putXorb(lost, new ChunkTable(1, hash("c").toBytes(), new int[]{108}, new int[]{100}), 108);
+
+            Recovery.Report report = Recovery.reconcile(index, bucket);
+
+            assertEquals(new Recovery.Report(1, 1, false, List.of(lost)), report);
+            assertTrue(bucket.size(XorbIngest.key(inFlight)).isPresent(), "deleted another node's xorb");
+            assertTrue(bucket.size(ShardRegistration.key(inFlightShard)).isPresent(), "deleted another node's shard");
+            assertTrue(bucket.size(XorbIngest.key(kept)).isPresent());
+            String line = log.messages().stream().filter(m -> m.startsWith("recovery: kept")).findFirst().orElseThrow();
+            assertTrue(line.contains(XorbIngest.key(inFlight)) && line.contains(ShardRegistration.key(inFlightShard)), line);
         }
     }
 }
