@@ -16,7 +16,7 @@ import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
 
-/** {@code openxet serve}: run the CAS server on the embedded defaults (SQLite + local bucket under the data dir). */
+/** {@code openxet serve}: run the CAS server (SQLite under the data dir; blobs there too, or in an S3 bucket). */
 @Command(name = "serve", description = "Run the Xet CAS server.")
 public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--port", description = "TCP port (default 8080; 0 = any free port).")
@@ -66,7 +66,9 @@ public final class ServeCommand implements Callable<Integer> {
             services = Services.open(cfg);
         } catch (IOException | IndexException e) {
             lock.close();
-            return fail(2, "cannot open data dir " + dataDir + ": " + Main.describe(e));
+            // An S3 bucket's message names the bucket, its endpoint and why it is unusable.
+            return fail(2, "cannot open " + (cfg.storage().bucketUrl().isEmpty() ? "data dir " + dataDir : "storage")
+                    + ": " + Main.describe(e));
         }
         if (Recovery.begin(dataDir)) {
             System.out.println("openxet: the previous run did not stop cleanly; reconciling bucket and index");
@@ -101,7 +103,8 @@ public final class ServeCommand implements Callable<Integer> {
         System.out.println("openxet " + VersionCommand.version() + " listening on " + url);
         System.out.println("  config: " + cfg.describe());
         System.out.println("  data:   " + dataDir + " (" + (cfg.storage().indexUrl().isEmpty() ? "index.sqlite, " : "")
-                + "bucket/, secrets.properties)");
+                + (cfg.storage().bucketUrl().isEmpty() ? "bucket/" : "blobs in " + cfg.storage().bucketUrl())
+                + ", secrets.properties)");
         System.out.println("  users:  ./openxet user add --data " + dataDir + " --name NAME --repos 'models/NAME/*' --write");
         System.out.println("  token:  ./openxet token --data " + dataDir + " --repo models/NAME/REPO --write");
         System.out.flush();

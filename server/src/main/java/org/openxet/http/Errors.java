@@ -12,6 +12,7 @@ import org.openxet.protocol.HashMismatchException;
 import org.openxet.protocol.InvalidHashException;
 import org.openxet.service.AuthException;
 import org.openxet.service.ShardRegistration;
+import org.openxet.storage.BucketException;
 
 import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
@@ -53,10 +54,15 @@ public final class Errors {
     /**
      * The client closed or reset the connection (a reset or broken pipe surfaces as a {@link SocketException} somewhere
      * in the chain, often inside Helidon's {@link ServerConnectionException}): there is no one to answer, and it is
-     * not a server fault. A read timeout is not a {@link SocketException}.
+     * not a server fault. A read timeout is not a {@link SocketException}; a failure of the bucket's store is not the
+     * client's connection, whatever its cause.
      */
     static boolean clientGone(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof BucketException) {
+                // The store's connection failed (S3 refused or reset it): a 5xx for a client still waiting.
+                return false;
+            }
             // Helidon's own "the connection is gone" (also what Bodies throws after closing a stalled upload).
             if (c instanceof SocketException || c instanceof ServerConnectionException) {
                 return true;

@@ -5,6 +5,7 @@ import org.openxet.storage.Index;
 import org.openxet.storage.IndexException;
 import org.openxet.storage.LocalBucket;
 import org.openxet.storage.PostgresIndex;
+import org.openxet.storage.S3Bucket;
 import org.openxet.storage.SqliteIndex;
 
 import java.io.IOException;
@@ -38,13 +39,11 @@ public final class Services implements AutoCloseable {
 
     /**
      * The embedded defaults: SQLite at {@code <data>/index.sqlite}, a local bucket at {@code <data>/bucket}. With
-     * {@code index.url} set, the index is in PostgreSQL, shared with the other nodes.
+     * {@code index.url} set, the index is in PostgreSQL, shared with the other nodes; with {@code bucket.url} set, the
+     * blobs live in that S3 bucket instead (checked reachable before anything is served).
      */
     public static Services open(ServerConfig config) throws IOException, IndexException {
         ServerConfig.Storage storage = config.storage();
-        if (!storage.bucketUrl().isEmpty()) {
-            throw new IllegalArgumentException("openxet.bucket.url: the S3 bucket is not built yet");
-        }
         Path data = config.dataDir();
         Secrets secrets = Secrets.loadOrCreate(data);
         // PostgreSQL gets as many connections as SQLite opens: index.readers for reads, plus one (SQLite's writer).
@@ -54,7 +53,9 @@ public final class Services implements AutoCloseable {
         Bucket bucket;
         try {
             requireSharedKeys(index, secrets, data);
-            bucket = new LocalBucket(data.resolve("bucket"));
+            bucket = storage.bucketUrl().isEmpty()
+                    ? new LocalBucket(data.resolve("bucket"))
+                    : S3Bucket.open(storage.bucketUrl(), storage.s3Endpoint(), storage.s3Region());
         } catch (IOException | IndexException | RuntimeException e) {
             index.close();
             throw e;
@@ -117,7 +118,7 @@ public final class Services implements AutoCloseable {
         try {
             bucket.close();
         } catch (IOException ignored) {
-            // nothing buffered: local files are closed after every operation
+            // nothing buffered: every put is complete (local file renamed, S3 object acknowledged) when it returns
         }
     }
 }

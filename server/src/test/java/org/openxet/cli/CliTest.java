@@ -9,6 +9,7 @@ import org.openxet.service.DataDirLock;
 import org.openxet.service.Grant;
 import org.openxet.service.Secrets;
 import org.openxet.service.Tokens;
+import org.openxet.testing.S3Server;
 import org.openxet.testing.Vectors;
 
 import java.io.ByteArrayOutputStream;
@@ -149,6 +150,19 @@ class CliTest {
             assertFalse(Files.exists(dir.resolve("b").resolve("RUNNING")), "the locked dir was not touched");
         }
         assertEquals(2, run("serve", "--port", "99999", "--data", dir.resolve("c").toString()).exit());
+    }
+
+    @Test
+    void serveStopsAtStartWithOneLineWhenItsS3BucketIsNotThere(@TempDir Path dir) throws Exception {
+        S3Server s3 = S3Server.shared();
+        Path yaml = dir.resolve("openxet.yaml");
+        Files.writeString(yaml, "openxet:\n  bucket:\n    url: s3://no-such-bucket/cas\n  s3:\n    endpoint: " + s3.endpoint() + "\n");
+        Run r = run("serve", "--host", "127.0.0.1", "--port", "0", "--data", dir.resolve("d").toString(),
+                "--config", yaml.toString());
+        assertEquals(2, r.exit(), r.err());
+        assertEquals("openxet serve: cannot open storage: S3 bucket s3://no-such-bucket/cas (" + s3.endpoint()
+                + ", region us-east-1) is not reachable: no such bucket", r.err());
+        assertFalse(Files.exists(dir.resolve("d").resolve("RUNNING")));
     }
 
     @Test
