@@ -91,7 +91,12 @@ public final class S3Bucket implements Bucket {
                 default -> "HTTP " + s.statusCode() + " " + firstLine(s.getMessage());
             };
         }
-        return firstLine(e.getMessage());
+        String message = firstLine(e.getMessage());
+        if (message.startsWith("Unable to load credentials")) {
+            // The SDK lists every provider of its chain and why each failed: a screenful on one line.
+            return "no credentials found (set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or run with a role)";
+        }
+        return message;
     }
 
     private static String firstLine(String message) {
