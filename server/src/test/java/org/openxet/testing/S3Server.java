@@ -22,7 +22,7 @@ import java.util.stream.Stream;
 
 /**
  * A real S3-compatible server on loopback: s3proxy over a temp directory, run as a child JVM so that its bundled Jetty
- * and libraries stay off our test classpath. Maven copies its jar into {@code target/s3proxy} (see the server pom);
+ * and libraries stay off our test classpath, and that ends with this JVM ({@link S3ProxyMain}). Maven copies its jar into {@code target/s3proxy} (see the server pom);
  * the port is whatever the system gave it, read from its log. {@link #shared()} is the one of this test JVM;
  * {@link #start()} gives a private one a test may stop (a store outage).
  *
@@ -83,8 +83,10 @@ public final class S3Server implements AutoCloseable {
                 "jclouds.identity=" + ACCESS_KEY,
                 "jclouds.credential=" + SECRET_KEY,
                 "jclouds.filesystem.basedir=" + data) + "\n");
+        String classpath = jar.toAbsolutePath() + java.io.File.pathSeparator
+                + Path.of(URI.create(S3ProxyMain.class.getProtectionDomain().getCodeSource().getLocation().toString()));
         Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-XX:+UseSerialGC", "-jar", jar.toAbsolutePath().toString(),
+                "-Xmx512m", "-XX:+UseSerialGC", "-cp", classpath, S3ProxyMain.class.getName(),
                 "--properties", dir.resolve("s3proxy.conf").toString())
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -147,7 +149,11 @@ public final class S3Server implements AutoCloseable {
     @Override
     public void close() {
         client.close();
-        process.destroy();
+        try {
+            process.getOutputStream().close();
+        } catch (IOException e) {
+            process.destroy();
+        }
         try {
             if (!process.waitFor(10, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
