@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Interop test: starts a real `openxet serve` on a free loopback port with a throwaway data dir, runs the unmodified
 # @huggingface/hub client against it (interop.mjs), stops the server and exits with the test's status.
+#   run.sh              one node on its embedded defaults (SQLite + local bucket)
+#   run.sh --two-nodes  two nodes sharing one PostgreSQL index and one S3 bucket (a throwaway PostgreSQL cluster and
+#                       s3proxy, both started here): every upload goes to the first node, every download to the second
 # Works from a fresh clone (installs node/npm through apt when missing, the npm packages from the lockfile).
 set -euo pipefail
 
@@ -10,8 +13,15 @@ root=$(cd "$here/../.." && pwd)
 select_jdk
 ensure_tools node:nodejs npm:npm curl:curl
 
+two_nodes=""
+case "${1:-}" in
+    "") ;;
+    --two-nodes) two_nodes=1 ;;
+    *) echo "usage: $0 [--two-nodes]" >&2; exit 2 ;;
+esac
+
 started=$SECONDS
-say() { echo "interop: $*"; }
+say() { echo "interop${two_nodes:+ (two nodes)}: $*"; }
 
 # npm packages exactly as locked (the .npmrc next to package.json keeps registry URLs out of the lockfile)
 (cd "$here" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
@@ -21,69 +31,144 @@ say "node $(node --version), npm packages installed from package-lock.json ($((S
 "$root/openxet" version >/dev/null
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/openxet-interop.XXXXXX")
-server_pid=""
+pids=()
+pg_stop=()
 cleanup() {
-    if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-        kill -KILL "$server_pid" 2>/dev/null || true
-    fi
-    [ -n "${INTEROP_KEEP_LOG:-}" ] && cp "$log" "$INTEROP_KEEP_LOG"; rm -rf "$tmp"
+    local pid
+    for pid in "${pids[@]}"; do
+        if kill -0 "$pid" 2>/dev/null; then
+            kill -KILL "$pid" 2>/dev/null || true
+            wait "$pid" 2>/dev/null || true
+        fi
+    done
+    [ ${#pg_stop[@]} -gt 0 ] && "${pg_stop[@]}" >/dev/null 2>&1 || true
+    [ -n "${INTEROP_KEEP_LOG:-}" ] && cp "$tmp/a.log" "$INTEROP_KEEP_LOG"; rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-url="http://127.0.0.1:$port"
-data="$tmp/data"
-log="$tmp/server.log"
-mkdir -p "$data"
+free_port() {
+    node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+}
+
+# wait_for URL PID LOG WHAT: until URL answers, or fail with the end of LOG when PID died or 60 s passed.
+wait_for() {
+    local url=$1 pid=$2 log=$3 what=$4
+    for _ in $(seq 1 300); do
+        if curl -fsS "$url" >/dev/null 2>&1; then return 0; fi
+        if ! kill -0 "$pid" 2>/dev/null; then
+            say "$what exited during start-up:"; tail -n 40 "$log"; exit 1
+        fi
+        sleep 0.2
+    done
+    curl -fsS "$url" >/dev/null || { say "no answer from $what at $url after 60 s:"; tail -n 50 "$log"; exit 1; }
+}
+
+if [ -n "$two_nodes" ]; then
+    ensure_postgresql
+    # The shared index: a throwaway PostgreSQL cluster on loopback (as root, it runs as the postgres system user,
+    # because initdb refuses root).
+    pg_bin=$(compgen -G "/usr/lib/postgresql/*/bin/initdb" | sort -V | tail -n 1 | xargs -r dirname)
+    [ -n "$pg_bin" ] || pg_bin=$(pg_config --bindir)
+    pg_port=$(free_port)
+    pg_as=()
+    mkdir -p "$tmp/pg"
+    if [ "$(id -u)" -eq 0 ]; then
+        chmod 755 "$tmp"
+        chown postgres "$tmp/pg"
+        pg_as=(runuser -u postgres --)
+    fi
+    "${pg_as[@]}" "$pg_bin/initdb" -D "$tmp/pg/data" -A trust -U postgres >"$tmp/pg-initdb.log" 2>&1 \
+        || { say "initdb failed:"; cat "$tmp/pg-initdb.log"; exit 1; }
+    "${pg_as[@]}" "$pg_bin/pg_ctl" -D "$tmp/pg/data" -l "$tmp/pg/log" -w -o \
+        "-p $pg_port -k $tmp/pg -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null \
+        || { say "PostgreSQL did not start:"; cat "$tmp/pg/log"; exit 1; }
+    pg_stop=("${pg_as[@]}" "$pg_bin/pg_ctl" -D "$tmp/pg/data" -m immediate -w stop)
+    export OPENXET_INDEX_URL="jdbc:postgresql://127.0.0.1:$pg_port/postgres?user=postgres"
+
+    # The shared bucket: s3proxy over a temp directory (the jar Maven copies for the storage tests).
+    s3_jar="$root/server/target/s3proxy/s3proxy.jar"
+    [ -f "$s3_jar" ] || (cd "$root" && mvn -q -B -ntp -pl server process-test-resources >&2)
+    s3_port=$(free_port)
+    mkdir -p "$tmp/s3/interop"
+    cat >"$tmp/s3.conf" <<CONF
+s3proxy.endpoint=http://127.0.0.1:$s3_port
+s3proxy.authorization=aws-v2-or-v4
+s3proxy.identity=interop-access-key
+s3proxy.credential=interop-secret-key
+jclouds.provider=filesystem-nio2
+jclouds.identity=interop-access-key
+jclouds.credential=interop-secret-key
+jclouds.filesystem.basedir=$tmp/s3
+CONF
+    "$JAVA_HOME/bin/java" -Xmx512m -XX:+UseSerialGC -jar "$s3_jar" --properties "$tmp/s3.conf" >"$tmp/s3proxy.log" 2>&1 &
+    pids+=($!)
+    # Any HTTP answer (403 without credentials) means it listens.
+    for _ in $(seq 1 300); do
+        curl -s -o /dev/null "http://127.0.0.1:$s3_port/" && break
+        kill -0 "${pids[-1]}" 2>/dev/null || { say "s3proxy exited:"; tail -n 30 "$tmp/s3proxy.log"; exit 1; }
+        sleep 0.2
+    done
+    export OPENXET_BUCKET_URL="s3://interop/cas" OPENXET_S3_ENDPOINT="http://127.0.0.1:$s3_port"
+    export AWS_ACCESS_KEY_ID=interop-access-key AWS_SECRET_ACCESS_KEY=interop-secret-key
+    say "PostgreSQL on :$pg_port, s3proxy on :$s3_port ($((SECONDS - started)) s since start)"
+fi
+
+nodes=(a)
+[ -n "$two_nodes" ] && nodes=(a b)
+declare -A url log pid
+for n in "${nodes[@]}"; do
+    mkdir -p "$tmp/$n"
+    url[$n]="http://127.0.0.1:$(free_port)"
+    log[$n]="$tmp/$n.log"
+done
 
 # The operator's user for the Hub-style token routes: the emulated Hub gets every CAS token through them.
-user_token=$("$root/openxet" user add --data "$data" --name interop --repos '*' --write 2>/dev/null | tail -n 1)
+user_token=$("$root/openxet" user add --data "$tmp/a" --name interop --repos '*' --write 2>/dev/null | tail -n 1)
 [ -n "$user_token" ] || { say "openxet user add printed no token"; exit 1; }
 
 # Signed fetch URLs live 10 s (default 1 h) so the expired-URL leg can wait them out; every other read takes far less.
 url_ttl=10
-OPENXET_URLS_TTL="PT${url_ttl}S" OPENXET_JAVA_OPTS="${OPENXET_JAVA_OPTS:-} -XX:ErrorFile=$tmp/hs_err_%p.log" \
-    "$root/openxet" serve --host 127.0.0.1 --port "$port" --data "$data" --public-url "$url" >"$log" 2>&1 &
-server_pid=$!
-
-for _ in $(seq 1 300); do
-    if curl -fsS "$url/health" >/dev/null 2>&1; then break; fi
-    if ! kill -0 "$server_pid" 2>/dev/null; then
-        say "the server exited during start-up:"; cat "$log"; exit 1
+for n in "${nodes[@]}"; do
+    if [ "$n" = b ]; then
+        # What an operator copies to a second node: the first node's keys (the shared index checks them) and users.
+        cp -p "$tmp/a/secrets.properties" "$tmp/a/users.json" "$tmp/b/"
     fi
-    sleep 0.2
+    OPENXET_URLS_TTL="PT${url_ttl}S" OPENXET_JAVA_OPTS="${OPENXET_JAVA_OPTS:-} -XX:ErrorFile=$tmp/hs_err_%p.log" \
+        "$root/openxet" serve --host 127.0.0.1 --port "${url[$n]##*:}" --data "$tmp/$n" --public-url "${url[$n]}" \
+        >"${log[$n]}" 2>&1 &
+    pid[$n]=$!
+    pids+=("${pid[$n]}")
+    wait_for "${url[$n]}/health" "${pid[$n]}" "${log[$n]}" "node $n"
 done
-curl -fsS "$url/health" >/dev/null || { say "no answer on $url/health after 60 s:"; tail -n 50 "$log"; exit 1; }
-say "openxet up at $url ($((SECONDS - started)) s since start)"
+say "openxet up at ${url[a]}${two_nodes:+ (uploads) and ${url[b]} (downloads)} ($((SECONDS - started)) s since start)"
 
 status=0
-OPENXET_URL="$url" OPENXET_LOG="$log" OPENXET_USER_TOKEN="$user_token" OPENXET_URL_TTL_SECONDS="$url_ttl" \
-    node "$here/interop.mjs" || status=$?
+OPENXET_URL="${url[a]}" OPENXET_READ_URL="${url[${nodes[-1]}]}" OPENXET_LOG="${log[a]}" OPENXET_USER_TOKEN="$user_token" \
+    OPENXET_URL_TTL_SECONDS="$url_ttl" node "$here/interop.mjs" || status=$?
 
-# The server must have survived the whole run.
-if ! kill -0 "$server_pid" 2>/dev/null; then
-    server_status=0; wait "$server_pid" || server_status=$?
-    say "FAIL: the server was no longer running when the test finished (exit status $server_status); its log ends:"
-    tail -n 40 "$log"
-    for f in "$tmp"/hs_err_*.log; do [ -f "$f" ] && { say "JVM crash report $f:"; head -n 40 "$f"; }; done
-    server_pid=""
-    say "done in $((SECONDS - started)) s"
-    exit 1
-fi
-
-# SIGTERM, then make sure it really exited (it has a 30 s grace period for in-flight requests).
-kill -TERM "$server_pid"
-for _ in $(seq 1 150); do
-    kill -0 "$server_pid" 2>/dev/null || break
-    sleep 0.2
+for n in "${nodes[@]}"; do
+    # The server must have survived the whole run.
+    if ! kill -0 "${pid[$n]}" 2>/dev/null; then
+        server_status=0; wait "${pid[$n]}" || server_status=$?
+        say "FAIL: node $n was no longer running when the test finished (exit status $server_status); its log ends:"
+        tail -n 40 "${log[$n]}"
+        for f in "$tmp"/hs_err_*.log; do [ -f "$f" ] && { say "JVM crash report $f:"; head -n 40 "$f"; }; done
+        status=1
+        continue
+    fi
+    # SIGTERM, then make sure it really exited (it has a 30 s grace period for in-flight requests).
+    kill -TERM "${pid[$n]}"
+    for _ in $(seq 1 150); do
+        kill -0 "${pid[$n]}" 2>/dev/null || break
+        sleep 0.2
+    done
+    if kill -0 "${pid[$n]}" 2>/dev/null; then
+        say "FAIL: node $n did not exit within 30 s of SIGTERM"
+        status=1
+    else
+        wait "${pid[$n]}" 2>/dev/null || true
+        say "node $n stopped on SIGTERM"
+    fi
 done
-if kill -0 "$server_pid" 2>/dev/null; then
-    say "FAIL: the server did not exit within 30 s of SIGTERM"
-    status=1
-else
-    wait "$server_pid" 2>/dev/null || true
-    say "server stopped on SIGTERM"
-fi
-server_pid=""
 say "done in $((SECONDS - started)) s"
 exit "$status"

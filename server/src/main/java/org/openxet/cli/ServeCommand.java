@@ -66,8 +66,9 @@ public final class ServeCommand implements Callable<Integer> {
             services = Services.open(cfg);
         } catch (IOException | IndexException e) {
             lock.close();
-            // An S3 bucket's message names the bucket, its endpoint and why it is unusable.
-            return fail(2, "cannot open " + (cfg.storage().bucketUrl().isEmpty() ? "data dir " + dataDir : "storage")
+            // Shared storage's messages name the database or bucket and why it is unusable.
+            boolean embedded = cfg.storage().bucketUrl().isEmpty() && cfg.storage().indexUrl().isEmpty();
+            return fail(2, "cannot open " + (embedded ? "data dir " + dataDir : "storage")
                     + ": " + Main.describe(e));
         }
         if (Recovery.begin(dataDir)) {
