@@ -19,7 +19,9 @@ import java.nio.ByteBuffer;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A bucket in S3-compatible object storage, shared by every node of a deployment. Keys live under the URL's prefix
@@ -37,6 +39,15 @@ public final class S3Bucket implements Bucket {
     private final String root;
     /** The bucket URL and where it was reached, for messages. */
     private final String where;
+    /**
+     * Sizes of objects this node has stored or seen. Every signed-URL fetch needs its object's size (the 206's
+     * Content-Range), and a download makes a fetch per range descriptor, often hundreds per xorb: without this, each
+     * one would pay a HEAD round trip to the store before its GET. Objects are immutable and content addressed, and
+     * nothing deletes from a shared bucket but this node's {@link #delete} (which forgets the size), so a size once
+     * seen stays true. Bounded: when full it starts over.
+     */
+    private final Map<String, Long> sizes = new ConcurrentHashMap<>();
+    static final int SIZES_KEPT = 50_000;
 
     private S3Bucket(S3Client s3, String bucket, String root, String where) {
         this.s3 = s3;
@@ -132,16 +143,30 @@ public final class S3Bucket implements Bucket {
                 "application/octet-stream");
         try {
             s3.putObject(b -> b.bucket(bucket).key(k), body);
+            remember(key, length);
         } catch (SdkException e) {
             throw failure("put", key, e);
         }
     }
 
+    private void remember(String key, long size) {
+        if (sizes.size() >= SIZES_KEPT) {
+            sizes.clear();
+        }
+        sizes.put(key, size);
+    }
+
     @Override
     public Optional<Long> size(String key) throws IOException {
+        Long known = sizes.get(key);
+        if (known != null) {
+            return Optional.of(known);
+        }
         String k = objectKey(key);
         try {
-            return Optional.of(s3.headObject(b -> b.bucket(bucket).key(k)).contentLength());
+            long size = s3.headObject(b -> b.bucket(bucket).key(k)).contentLength();
+            remember(key, size);
+            return Optional.of(size);
         } catch (NoSuchKeyException e) {
             return Optional.empty();
         } catch (S3Exception e) {
@@ -205,6 +230,7 @@ public final class S3Bucket implements Bucket {
     @Override
     public void delete(String key) throws IOException {
         String k = objectKey(key);
+        sizes.remove(key);
         try {
             s3.deleteObject(b -> b.bucket(bucket).key(k));
         } catch (SdkException e) {

@@ -2,11 +2,13 @@ package org.openxet.storage;
 
 import org.junit.jupiter.api.Test;
 import org.openxet.testing.S3Server;
+import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.util.List;
+import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -22,6 +24,27 @@ class S3BucketContractTest extends BucketContractTest {
     @Test
     void anS3BucketIsShared() {
         assertTrue(bucket.shared());
+    }
+
+    /**
+     * A signed-URL fetch asks for its object's size every time: a size once seen (stored or looked up) is answered
+     * without asking the store again, here while the store is down; a size never seen still asks (and fails then).
+     */
+    @Test
+    void aSizeOnceSeenIsKnownWithoutAskingTheStoreAgain() throws Exception {
+        S3Server own = S3Server.start();
+        String name = own.createBucket();
+        try (S3Bucket b = S3Bucket.open("s3://" + name, own.endpoint(), S3Server.REGION)) {
+            b.put(XORB_A, new byte[]{1, 2, 3});
+            own.client().putObject(r -> r.bucket(name).key(XORB_B), RequestBody.fromBytes(new byte[5]));
+            assertEquals(Optional.of(5L), b.size(XORB_B));
+            own.close();
+            assertEquals(Optional.of(3L), b.size(XORB_A));
+            assertEquals(Optional.of(5L), b.size(XORB_B));
+            assertThrows(IOException.class, () -> b.size(SHARD));
+        } finally {
+            own.close();
+        }
     }
 
     @Test
