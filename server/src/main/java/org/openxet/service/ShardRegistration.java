@@ -116,8 +116,9 @@ public final class ShardRegistration {
         ReentrantLock lock = stripes[(int) (shardHash.word0() & (stripes.length - 1))];
         lock.lock();
         try {
-            // The object is ours to remove only if this call creates it: one already there may be registered.
-            boolean creates = !known && bucket.size(key(shardHash)).isEmpty();
+            // The object is ours to remove only if this call creates it: one already there may be registered. A
+            // shared bucket never removes it (FailedRegistration), so it is not worth a round trip to the store.
+            boolean creates = !known && !bucket.shared() && bucket.size(key(shardHash)).isEmpty();
             try {
                 listener.committing("uploading");
                 if (!known) {
