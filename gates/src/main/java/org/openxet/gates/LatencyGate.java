@@ -23,8 +23,8 @@ import java.util.SplittableRandom;
 
 /**
  * The seed's reconstruction latency gate: two files of 100,000 terms over 1,000 xorbs of 1,024 chunks (unmerged:
- * 100,000 fetch descriptors; merged: 1,000), a SQLite index on disk with per-scope visibility, the real server in
- * process on a loopback port, and 200 full-file plus 200 random-range {@code GET /v2/reconstructions/{id}} per shape,
+ * 100,000 fetch descriptors; merged: 1,000), a SQLite index on disk with per-scope visibility (or, with
+ * {@code --index-url}, the PostgreSQL index several nodes share), the real server in process on a loopback port, and 200 full-file plus 200 random-range {@code GET /v2/reconstructions/{id}} per shape,
  * one at a time, each timed to the body's last byte. Threshold: every p99 under 50 ms.
  */
 final class LatencyGate {
@@ -52,9 +52,17 @@ final class LatencyGate {
         System.out.println("latency gate: " + TERMS + "-term files over " + XORBS + " xorbs of "
                 + ReconstructionFixtures.CHUNKS_PER_XORB + " chunks; " + samples + " full + " + samples
                 + " range GETs per shape, " + warmup + " warm-up each; client " + clientKind + "; answer.writers " + writers);
-        System.out.println("data dir " + data + " (SQLite on disk), server log " + tmp.resolve("server.log"));
+        System.out.println("data dir " + data + (args.string("index-url", "").isEmpty() ? " (SQLite on disk)" : "")
+                + ", server log " + tmp.resolve("server.log"));
 
         ServerConfig cfg = ServerConfig.defaults(data).withHost("127.0.0.1").withPort(0).withAnswerWriters(writers);
+        String indexUrl = args.string("index-url", "");
+        GateDatabase database = null;
+        if (!indexUrl.isEmpty()) {
+            database = GateDatabase.create(indexUrl, args.flag("keep"));
+            cfg = cfg.withStorage(new ServerConfig.Storage(database.url(), "", "", ServerConfig.Storage.EMBEDDED.s3Region()));
+            System.out.println("index: PostgreSQL, a database of the gate's own (" + database.name() + ")");
+        }
         Map<Shape, MerkleHash> ids = new EnumMap<>(Shape.class);
         Map<String, Object> json = new LinkedHashMap<>();
         Map<Shape, ShapeResult> results = new EnumMap<>(Shape.class);
@@ -111,6 +119,7 @@ final class LatencyGate {
             }
         } finally {
             if (!args.flag("keep")) Files2.deleteTree(tmp);
+            if (database != null) database.close();
         }
 
         boolean pass = true;

@@ -22,8 +22,8 @@ import java.util.Map;
 
 /**
  * Where a full answer's time goes, stage by stage, in process and one thread, with medians over many repetitions:
- * the file record read ({@code Index.file}; and of that, the bare SQLite query and BLOB fetch on a connection of the
- * gate's own, the rest being decode), the plan, URL signing alone (what {@code writeV2} signs, grouped the same way),
+ * the file record read ({@code Index.file}; and of that, the bare query and BLOB fetch on a connection of the
+ * gate's own, to SQLite or to PostgreSQL as the server's index, the rest being decode), the plan, URL signing alone (what {@code writeV2} signs, grouped the same way),
  * the whole {@code ReconstructionJson.writeV2} into a reused in-memory {@link JsonBytes} (signing included), and the
  * body hand-over: the HTTP median minus file, plan and the server's writer, i.e. Helidon, the socket, the client and any waiting
  * between them (the transport baseline measures the first three alone).
@@ -52,8 +52,12 @@ final class Stages {
         OutputStream discard = OutputStream.nullOutputStream();
         long bodyBytes = 0;
         int signatures = 0;
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:"
-                + services.config().dataDir().resolve("index.sqlite").toAbsolutePath(), readConfig().toProperties());
+        String indexUrl = services.config().storage().indexUrl();
+        boolean sqlite = indexUrl.isEmpty();
+        try (Connection c = sqlite
+                ? DriverManager.getConnection("jdbc:sqlite:" + services.config().dataDir().resolve("index.sqlite")
+                        .toAbsolutePath(), readConfig().toProperties())
+                : DriverManager.getConnection(indexUrl);
              PreparedStatement q = c.prepareStatement("SELECT f.size, f.xorb_refs, f.terms, f.sha256 FROM files f "
                      + "JOIN file_scopes s ON s.file_id = f.id AND s.scope = ? WHERE f.hash = ?")) {
             for (int i = -warm; i < reps; i++) {
@@ -107,8 +111,9 @@ final class Stages {
         System.out.printf("stages of the %s (%,d-byte body, %,d URL signatures), medians of %d in-process runs:%n",
                 label, bodyBytes, signatures, reps);
         System.out.printf("  file record read (Index.file)   %8s   min %s%n", Stats.ms(mFile), Stats.ms(Stats.min(file)));
-        System.out.printf("    bare SQLite query + BLOBs     %8s   (same query on a connection of the gate's own;%n"
-                + "                                             decode is the difference, %s)%n", Stats.ms(mSql),
+        System.out.printf("    %-30s%8s   (same query on a connection of the gate's own;%n"
+                + "                                             decode is the difference, %s)%n",
+                "bare " + (sqlite ? "SQLite" : "PostgreSQL") + " query + BLOBs", Stats.ms(mSql),
                 mFile > mSql ? "~" + Stats.ms(mFile - mSql) : "within noise");
         System.out.printf("  plan (ReconstructionPlanner)    %8s   min %s%n", Stats.ms(mPlan), Stats.ms(Stats.min(plan)));
         System.out.printf("  URL signing alone (UrlSigner)   %8s   min %s%n", Stats.ms(mSign), Stats.ms(Stats.min(sign)));
@@ -122,7 +127,7 @@ final class Stages {
                 Stats.ms(handOver));
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("file_read", Stats.r3(mFile));
-        out.put("file_sqlite", Stats.r3(mSql));
+        out.put(sqlite ? "file_sqlite" : "file_postgres", Stats.r3(mSql));
         out.put("plan", Stats.r3(mPlan));
         out.put("sign", Stats.r3(mSign));
         out.put("write_v2", Stats.r3(mWrite));

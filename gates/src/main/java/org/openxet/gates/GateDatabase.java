@@ -1,0 +1,59 @@
+package org.openxet.gates;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * A PostgreSQL database of the gate's own, created on the server {@code --index-url} names and dropped afterwards:
+ * the gate registers fixtures and a key fingerprint, which must never land in a database that serves anything, and
+ * every run starts from an empty index as the SQLite run does.
+ */
+final class GateDatabase implements AutoCloseable {
+    private final String serverUrl;
+    private final String name;
+    private final String url;
+    private final boolean keep;
+
+    private GateDatabase(String serverUrl, String name, String url, boolean keep) {
+        this.serverUrl = serverUrl;
+        this.name = name;
+        this.url = url;
+        this.keep = keep;
+    }
+
+    /** {@code serverUrl}: {@code jdbc:postgresql://host:port/db?...}, a user that may create databases. */
+    static GateDatabase create(String serverUrl, boolean keep) throws SQLException {
+        int slash = serverUrl.indexOf('/', "jdbc:postgresql://".length());
+        if (!serverUrl.startsWith("jdbc:postgresql://") || slash < 0) {
+            throw new IllegalArgumentException("--index-url must be jdbc:postgresql://host:port/db?..., not " + serverUrl);
+        }
+        int query = serverUrl.indexOf('?', slash);
+        String name = "openxet_gate_" + ProcessHandle.current().pid() + "_" + Long.toHexString(System.nanoTime());
+        String url = serverUrl.substring(0, slash + 1) + name + (query < 0 ? "" : serverUrl.substring(query));
+        execute(serverUrl, "CREATE DATABASE " + name);
+        return new GateDatabase(serverUrl, name, url, keep);
+    }
+
+    String url() {
+        return url;
+    }
+
+    String name() {
+        return name;
+    }
+
+    private static void execute(String url, String sql) throws SQLException {
+        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    @Override
+    public void close() throws SQLException {
+        if (!keep) {
+            execute(serverUrl, "DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+        }
+    }
+}
