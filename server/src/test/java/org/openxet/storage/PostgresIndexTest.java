@@ -188,6 +188,26 @@ class PostgresIndexTest {
         }
     }
 
+    /** Terms are read whole on every reconstruction: stored uncompressed, where pglz would cost more than it saves. */
+    @Test
+    void fileTermsAreStoredUncompressed() throws Exception {
+        String url = PostgresServer.get().createDatabase("terms_storage");
+        MerkleHash[] xorbs = new MerkleHash[2_000];
+        for (int i = 0; i < xorbs.length; i++) xorbs[i] = hash("x" + i);
+        FileRecord f = file("repetitive", null, xorbs); // 48 KB of terms that pglz would shrink to a fraction
+        try (PostgresIndex index = new PostgresIndex(url, 1)) {
+            assertTrue(index.registerShard(shard("s", "scope", List.of(f), List.of(), List.of())));
+            assertEquals(f.termCount(), index.file(f.fileHash(), "scope").orElseThrow().termCount());
+        }
+        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT pg_column_compression(terms), pg_column_size(terms), length(terms) FROM files")) {
+            assertTrue(r.next());
+            assertEquals(null, r.getString(1));
+            assertEquals(FileRecord.TERM_INTS * 4 * xorbs.length, r.getInt(3));
+            assertTrue(r.getInt(2) >= r.getInt(3), r.getInt(2) + " bytes stored for " + r.getInt(3));
+        }
+    }
+
     @Test
     void anIndexNewerThanThisServerIsRefused() throws Exception {
         String url = PostgresServer.get().createDatabase("newer");
