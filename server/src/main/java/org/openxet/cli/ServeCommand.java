@@ -106,11 +106,24 @@ public final class ServeCommand implements Callable<Integer> {
         System.out.println("  data:   " + dataDir + " (" + (cfg.storage().indexUrl().isEmpty() ? "index.sqlite, " : "")
                 + (cfg.storage().bucketUrl().isEmpty() ? "bucket/" : "blobs in " + cfg.storage().bucketUrl())
                 + ", secrets.properties)");
+        storageNote(cfg.storage()).ifPresent(note -> System.out.println("  note:   " + note));
         System.out.println("  users:  ./openxet user add --data " + dataDir + " --name NAME --repos 'models/NAME/*' --write");
         System.out.println("  token:  ./openxet token --data " + dataDir + " --repo models/NAME/REPO --write");
         System.out.flush();
         stopped.await();
         return 0;
+    }
+
+    /**
+     * A shared index over a bucket of this node's own works for one node, but a second node would plan reconstructions
+     * of xorbs whose bytes only the first can serve (and its recovery would report them missing): say so at start.
+     */
+    static java.util.Optional<String> storageNote(ServerConfig.Storage storage) {
+        if (!storage.indexUrl().isEmpty() && storage.bucketUrl().isEmpty()) {
+            return java.util.Optional.of("the index is shared (index.url) but the bucket is this node's own: other nodes "
+                    + "cannot serve the bytes stored here; give every node the same bucket.url");
+        }
+        return java.util.Optional.empty();
     }
 
     private static int fail(int code, String message) {

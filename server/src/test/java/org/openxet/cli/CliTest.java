@@ -3,6 +3,7 @@ package org.openxet.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
+import org.openxet.service.ServerConfig;
 import org.junit.jupiter.api.io.TempDir;
 import org.openxet.service.Access;
 import org.openxet.service.DataDirLock;
@@ -163,6 +164,16 @@ class CliTest {
         assertEquals("openxet serve: cannot open storage: S3 bucket s3://no-such-bucket/cas (" + s3.endpoint()
                 + ", region us-east-1) is not reachable: no such bucket", r.err());
         assertFalse(Files.exists(dir.resolve("d").resolve("RUNNING")));
+    }
+
+    @Test
+    void serveNotesASharedIndexOverALocalBucket() {
+        assertEquals("the index is shared (index.url) but the bucket is this node's own: other nodes cannot serve the "
+                        + "bytes stored here; give every node the same bucket.url",
+                ServeCommand.storageNote(new ServerConfig.Storage("jdbc:postgresql://db/x", "", "", "us-east-1")).orElseThrow());
+        assertTrue(ServeCommand.storageNote(ServerConfig.Storage.EMBEDDED).isEmpty());
+        assertTrue(ServeCommand.storageNote(new ServerConfig.Storage("jdbc:postgresql://db/x", "s3://blobs", "", "us-east-1")).isEmpty());
+        assertTrue(ServeCommand.storageNote(new ServerConfig.Storage("", "s3://blobs", "", "us-east-1")).isEmpty());
     }
 
     @Test
