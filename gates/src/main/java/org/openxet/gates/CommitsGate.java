@@ -41,6 +41,11 @@ final class CommitsGate {
         int rounds = args.integer("rounds", 3);
         Path tmp = Files.createTempDirectory("openxet-gate-commits");
         Path template = tmp.resolve("template");
+        String indexUrl = args.string("index-url", "");
+        GateDatabase templateDb = indexUrl.isEmpty() ? null : GateDatabase.create(indexUrl, args.flag("keep"));
+        if (templateDb != null) {
+            System.out.println("index: PostgreSQL, a database of the gate's own per round, copied from " + templateDb.name());
+        }
         System.out.println("commits gate: " + shards + " shards of " + ShardFixtures.FILES_PER_SHARD
                 + " one-term files, concurrently through ShardRegistration, at permits " + java.util.Arrays.toString(PERMITS));
         Map<String, Object> perPermits = new LinkedHashMap<>();
@@ -61,18 +66,18 @@ final class CommitsGate {
                     shards * ShardFixtures.FILES_PER_SHARD, xorbBytes, bodies.size(),
                     bodies.stream().mapToLong(b -> b.length).sum() / bodies.size(), (System.nanoTime() - t0) / 1e9);
             t0 = System.nanoTime();
-            try (Services services = Services.open(config(template, 32))) {
+            try (Services services = Services.open(config(template, templateDb, 32))) {
                 uploadXorbs(services, perShard);
             }
             System.out.printf("uploaded them through XorbIngest into the template data dir in %.1f s%n",
                     (System.nanoTime() - t0) / 1e9);
 
-            commit(tmp, template, "warm-up", 8, bodies.subList(0, Math.min(100, bodies.size())));
+            commit(tmp, template, templateDb, "warm-up", 8, bodies.subList(0, Math.min(100, bodies.size())));
             // Rounds go through every size in turn, so a noisy minute spreads over all sizes instead of hitting one.
             double[][] rates = new double[PERMITS.length][rounds];
             for (int round = 0; round < rounds; round++) {
                 for (int i = 0; i < PERMITS.length; i++) {
-                    rates[i][round] = commit(tmp, template, "round-" + (round + 1), PERMITS[i], bodies);
+                    rates[i][round] = commit(tmp, template, templateDb, "round-" + (round + 1), PERMITS[i], bodies);
                 }
             }
             System.out.println("median of " + rounds + " rounds per size (min, max):");
@@ -85,6 +90,7 @@ final class CommitsGate {
             }
         } finally {
             if (!args.flag("keep")) Files2.deleteTree(tmp);
+            if (templateDb != null) templateDb.close();
         }
         boolean pass = best >= MIN_SHARDS_PER_S;
         System.out.printf("%s: best median %.1f shards/s (threshold %.0f)%n", pass ? "PASS" : "MISS", best,
@@ -100,8 +106,10 @@ final class CommitsGate {
         return pass ? 0 : 1;
     }
 
-    private static ServerConfig config(Path data, int permits) {
-        return ServerConfig.defaults(data).withHost("127.0.0.1").withPort(0).withCommitPermits(permits);
+    /** A data dir, with its index in {@code db} when the gate runs on PostgreSQL. */
+    private static ServerConfig config(Path data, GateDatabase db, int permits) {
+        ServerConfig c = ServerConfig.defaults(data).withHost("127.0.0.1").withPort(0).withCommitPermits(permits);
+        return db == null ? c : c.withStorage(new ServerConfig.Storage(db.url(), "", "", ServerConfig.Storage.EMBEDDED.s3Region()));
     }
 
     /** Every xorb through XorbIngest, a few at a time, as a client's concurrent uploads arrive. */
@@ -128,12 +136,14 @@ final class CommitsGate {
         }
     }
 
-    /** Commits all {@code bodies} at once on a fresh copy of the template; returns shards per second. */
-    private static double commit(Path tmp, Path template, String name, int permits, List<byte[]> bodies) throws Exception {
+    /** Commits all {@code bodies} at once on a fresh copy of the template (and its database); returns shards per second. */
+    private static double commit(Path tmp, Path template, GateDatabase templateDb, String name, int permits,
+                                 List<byte[]> bodies) throws Exception {
         Path data = tmp.resolve(name);
         Files2.copyTree(template, data);
+        GateDatabase db = templateDb == null ? null : templateDb.copy();
         double rate;
-        try (Services services = Services.open(config(data, permits))) {
+        try (Services services = Services.open(config(data, db, permits))) {
             ShardRegistration reg = services.shards();
             long t0 = System.nanoTime();
             try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -154,6 +164,7 @@ final class CommitsGate {
                     bodies.size(), s, rate);
         } finally {
             Files2.deleteTree(data);
+            if (db != null) db.close();
         }
         return rate;
     }

@@ -25,6 +25,15 @@ final class GateDatabase implements AutoCloseable {
 
     /** {@code serverUrl}: {@code jdbc:postgresql://host:port/db?...}, a user that may create databases. */
     static GateDatabase create(String serverUrl, boolean keep) throws SQLException {
+        return create(serverUrl, null, keep);
+    }
+
+    /** A new database holding a copy of this one (which must have no open connections: PostgreSQL's rule). */
+    GateDatabase copy() throws SQLException {
+        return create(serverUrl, name, keep);
+    }
+
+    private static GateDatabase create(String serverUrl, String template, boolean keep) throws SQLException {
         int slash = serverUrl.indexOf('/', "jdbc:postgresql://".length());
         if (!serverUrl.startsWith("jdbc:postgresql://") || slash < 0) {
             throw new IllegalArgumentException("--index-url must be jdbc:postgresql://host:port/db?..., not " + serverUrl);
@@ -32,7 +41,7 @@ final class GateDatabase implements AutoCloseable {
         int query = serverUrl.indexOf('?', slash);
         String name = "openxet_gate_" + ProcessHandle.current().pid() + "_" + Long.toHexString(System.nanoTime());
         String url = serverUrl.substring(0, slash + 1) + name + (query < 0 ? "" : serverUrl.substring(query));
-        execute(serverUrl, "CREATE DATABASE " + name);
+        execute(serverUrl, "CREATE DATABASE " + name + (template == null ? "" : " TEMPLATE " + template));
         return new GateDatabase(serverUrl, name, url, keep);
     }
 
