@@ -71,7 +71,13 @@ public final class ServeCommand implements Callable<Integer> {
             return fail(2, "cannot open " + (embedded ? "data dir " + dataDir : "storage")
                     + ": " + Main.describe(e));
         }
-        if (Recovery.begin(dataDir)) {
+        boolean unclean = Recovery.begin(dataDir);
+        if (unclean && services.bucket().shared()) {
+            // Reconciling would list the whole shared bucket and then keep every unregistered object anyway (they may
+            // be other nodes' uploads in flight), and a crash cannot leave a row without its object: skip the scan.
+            System.out.println("openxet: the previous run did not stop cleanly; the bucket is shared, so objects of "
+                    + "uploads it never acknowledged stay in it (nothing else to reconcile)");
+        } else if (unclean) {
             System.out.println("openxet: the previous run did not stop cleanly; reconciling bucket and index");
             Recovery.reconcile(services.index(), services.bucket());
         }

@@ -166,6 +166,32 @@ class CliTest {
         assertFalse(Files.exists(dir.resolve("d").resolve("RUNNING")));
     }
 
+    /**
+     * After an unclean stop a node on a shared bucket does not scan it (every unregistered object there might be
+     * another node's upload in flight, so reconciling could only keep them): it says so, and the object stays.
+     */
+    @Test
+    void afterAnUncleanStopANodeOnASharedBucketSkipsTheScan(@TempDir Path dir) throws Exception {
+        S3Server s3 = S3Server.shared();
+        String bucket = s3.createBucket();
+        s3.client().putObject(b -> b.bucket(bucket).key("xorbs/default/" + "ab".repeat(32)),
+                software.amazon.awssdk.core.sync.RequestBody.fromBytes(new byte[]{1}));
+        Path data = Files.createDirectories(dir.resolve("d"));
+        Files.writeString(data.resolve("RUNNING"), "4242"); // what kill -9 leaves behind
+        Path yaml = dir.resolve("openxet.yaml");
+        Files.writeString(yaml, "openxet:\n  bucket:\n    url: s3://" + bucket + "\n  s3:\n    endpoint: " + s3.endpoint() + "\n");
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            // A taken port stops serve right after recovery, so the test sees what it printed.
+            Run r = run("serve", "--host", "127.0.0.1", "--port", Integer.toString(taken.getLocalPort()),
+                    "--data", data.toString(), "--config", yaml.toString());
+            assertEquals(1, r.exit(), r.err());
+            assertTrue(r.out().contains("openxet: the previous run did not stop cleanly; the bucket is shared, so objects "
+                    + "of uploads it never acknowledged stay in it (nothing else to reconcile)"), r.out());
+            assertFalse(r.out().contains("reconciling"), r.out());
+        }
+        assertEquals(1, s3.client().listObjectsV2(b -> b.bucket(bucket)).contents().size());
+    }
+
     @Test
     void serveNotesASharedIndexOverALocalBucket() {
         assertEquals("the index is shared (index.url) but the bucket is this node's own: other nodes cannot serve the "
