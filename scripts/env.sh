@@ -58,3 +58,7 @@ ensure_postgresql() {
 
 export MAVEN_OPTS="${MAVEN_OPTS:--XX:+IgnoreUnrecognizedVMOptions --sun-misc-unsafe-memory-access=allow}"
 JVM_NATIVE_ARGS=(--enable-native-access=ALL-UNNAMED "-Dopenxet.native.dir=$openxet_root/native/build")
+# The server's JVM: 8 MiB G1 regions, so a large file's 2.4 MB index record, its decoded terms and the plan's arrays
+# are ordinary young objects instead of humongous ones (which start concurrent cycles): 2-5 ms off the reconstruction
+# gate's p99 (docs/BENCHMARKS.md). Flags in OPENXET_JAVA_OPTS come later and win (a heap under 1 GiB wants smaller).
+JVM_SERVER_ARGS=(-XX:G1HeapRegionSize=8m)

@@ -163,7 +163,8 @@ final class LoadGate {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
                 "-Dopenxet.native.dir=" + System.getProperty("openxet.native.dir", "")));
-        String opts = args.string("server-opts", "");
+        // ./openxet's own JVM flags (gates/run passes them), then the gate's --server-opts, which win.
+        String opts = System.getProperty("openxet.server.jvm", "") + " " + args.string("server-opts", "");
         for (String o : opts.trim().split("\\s+")) if (!o.isEmpty()) cmd.add(o);
         String jar = args.string("server-jar", System.getProperty("openxet.server.jar", ""));
         if (jar.isEmpty()) {

@@ -55,10 +55,20 @@ public final class Machine {
         }
     }
 
+    /** The collector's region size, which decides what is a humongous object (half a region or more). */
+    static String g1Region() {
+        try {
+            var bean = java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
+            return Long.parseLong(bean.getVMOption("G1HeapRegionSize").getValue()) / (1 << 20) + " MiB";
+        } catch (RuntimeException e) {
+            return "unknown";
+        }
+    }
+
     public static String describe() {
         return "cpu: " + cpu() + "\ncores: " + cores() + "\njava: " + System.getProperty("java.vm.name") + " "
                 + System.getProperty("java.runtime.version") + ", max heap "
-                + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB\nos: " + System.getProperty("os.name") + " "
+                + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB, G1 region " + g1Region() + "\nos: " + System.getProperty("os.name") + " "
                 + System.getProperty("os.version") + ", TCP congestion control " + congestionControl()
                 + "\nload average: " + loadAverage();
     }
