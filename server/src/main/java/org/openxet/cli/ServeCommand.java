@@ -16,7 +16,10 @@ import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
 
-/** {@code openxet serve}: run the CAS server (SQLite under the data dir; blobs there too, or in an S3 bucket). */
+/**
+ * {@code openxet serve}: run the CAS server (index and blobs under the data dir, or in PostgreSQL and an S3 bucket
+ * that several nodes share).
+ */
 @Command(name = "serve", description = "Run the Xet CAS server.")
 public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--port", description = "TCP port (default 8080; 0 = any free port).")
@@ -126,8 +129,8 @@ public final class ServeCommand implements Callable<Integer> {
      */
     static java.util.Optional<String> storageNote(ServerConfig.Storage storage) {
         if (!storage.indexUrl().isEmpty() && storage.bucketUrl().isEmpty()) {
-            return java.util.Optional.of("the index is shared (index.url) but the bucket is this node's own: other nodes "
-                    + "cannot serve the bytes stored here; give every node the same bucket.url");
+            return java.util.Optional.of("the index is shared (index.url) but the bucket is this node's own: other "
+                    + "nodes cannot serve the bytes stored here; give every node the same bucket.url");
         }
         return java.util.Optional.empty();
     }
