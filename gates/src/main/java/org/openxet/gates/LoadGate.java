@@ -72,10 +72,17 @@ final class LoadGate {
                 + warmupSeconds + " s at " + rates.get(0) + "/s), " + FILES + " files of " + TERMS + " terms, range share "
                 + rangeShare + ", server log " + log);
 
+        String indexUrl = args.string("index-url", "");
+        GateDatabase database = indexUrl.isEmpty() ? null : GateDatabase.create(indexUrl, args.flag("keep"));
+        ServerConfig config = ServerConfig.defaults(data);
+        if (database != null) {
+            config = config.withStorage(new ServerConfig.Storage(database.url(), "", "", ServerConfig.Storage.EMBEDDED.s3Region()));
+            System.out.println("index: PostgreSQL, a database of the gate's own (" + database.name() + ")");
+        }
         List<MerkleHash> ids = new ArrayList<>();
         List<Long> sizes = new ArrayList<>();
         long t0 = System.nanoTime();
-        try (Services services = Services.open(ServerConfig.defaults(data))) {
+        try (Services services = Services.open(config)) {
             Xorbs xorbs = ReconstructionFixtures.xorbs(LatencyGate.XORBS, 1);
             SplittableRandom r = new SplittableRandom(5);
             List<FileRecord> files = new ArrayList<>();
@@ -95,7 +102,7 @@ final class LoadGate {
         String token = new Tokens(Secrets.loadOrCreate(data).tokenKey())
                 .mint(ReconstructionFixtures.SCOPE, Access.READ, Duration.ofHours(6));
 
-        Process server = startServer(args, data, log);
+        Process server = startServer(args, data, log, database);
         Map<String, Object> perRate = new LinkedHashMap<>();
         RateResult last = null;
         try {
@@ -133,6 +140,7 @@ final class LoadGate {
             server.destroy(); // SIGTERM: a clean stop
             if (!server.waitFor(30, TimeUnit.SECONDS)) server.destroyForcibly().waitFor();
             if (!args.flag("keep")) Files2.deleteTree(tmp);
+            if (database != null) database.close();
         }
         boolean pass = last != null && last.errors() == 0 && last.achieved() >= 0.97 * last.rate()
                 && last.ms(99) < P99_LIMIT_MS;
@@ -159,7 +167,7 @@ final class LoadGate {
     }
 
     /** {@code java -jar server/target/openxet.jar serve} (what ./openxet runs), on loopback and any free port. */
-    private static Process startServer(Args args, Path data, Path log) throws Exception {
+    private static Process startServer(Args args, Path data, Path log, GateDatabase database) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
                 "-Dopenxet.native.dir=" + System.getProperty("openxet.native.dir", "")));
@@ -175,6 +183,10 @@ final class LoadGate {
         cmd.addAll(List.of("serve", "--host", "127.0.0.1", "--port", "0", "--data", data.toString()));
         System.out.println("starting: " + String.join(" ", cmd));
         ProcessBuilder pb = new ProcessBuilder(cmd);
+        if (database != null) {
+            // As an operator sets a node up: the index in the environment, the data dir (and its keys) as prepared.
+            pb.environment().put("OPENXET_INDEX_URL", database.url());
+        }
         pb.redirectErrorStream(true);
         Files.writeString(log, "", StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);
         return pb.start();
