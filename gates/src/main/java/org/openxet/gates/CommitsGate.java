@@ -41,11 +41,8 @@ final class CommitsGate {
         int rounds = args.integer("rounds", 3);
         Path tmp = Files.createTempDirectory("openxet-gate-commits");
         Path template = tmp.resolve("template");
-        String indexUrl = args.string("index-url", "");
-        GateDatabase templateDb = indexUrl.isEmpty() ? null : GateDatabase.create(indexUrl, args.flag("keep"));
-        if (templateDb != null) {
-            System.out.println("index: PostgreSQL, a database of the gate's own per round, copied from " + templateDb.name());
-        }
+        // On PostgreSQL every round commits into a fresh copy of this database, as it does into a copy of the data dir.
+        GateDatabase templateDb = GateDatabase.fromArgs(args);
         System.out.println("commits gate: " + shards + " shards of " + ShardFixtures.FILES_PER_SHARD
                 + " one-term files, concurrently through ShardRegistration, at permits " + java.util.Arrays.toString(PERMITS));
         Map<String, Object> perPermits = new LinkedHashMap<>();
@@ -108,8 +105,7 @@ final class CommitsGate {
 
     /** A data dir, with its index in {@code db} when the gate runs on PostgreSQL. */
     private static ServerConfig config(Path data, GateDatabase db, int permits) {
-        ServerConfig c = ServerConfig.defaults(data).withHost("127.0.0.1").withPort(0).withCommitPermits(permits);
-        return db == null ? c : c.withStorage(new ServerConfig.Storage(db.url(), "", "", ServerConfig.Storage.EMBEDDED.s3Region()));
+        return GateDatabase.on(db, ServerConfig.defaults(data).withHost("127.0.0.1").withPort(0).withCommitPermits(permits));
     }
 
     /** Every xorb through XorbIngest, a few at a time, as a client's concurrent uploads arrive. */

@@ -1,5 +1,7 @@
 package org.openxet.gates;
 
+import org.openxet.service.ServerConfig;
+
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -23,9 +25,22 @@ final class GateDatabase implements AutoCloseable {
         this.keep = keep;
     }
 
-    /** {@code serverUrl}: {@code jdbc:postgresql://host:port/db?...}, a user that may create databases. */
-    static GateDatabase create(String serverUrl, boolean keep) throws SQLException {
-        return create(serverUrl, null, keep);
+    /**
+     * The gate's database when it runs with {@code --index-url} ({@code jdbc:postgresql://host:port/db?...}, a user
+     * that may create databases), else null: the gate runs on SQLite in its data dir.
+     */
+    static GateDatabase fromArgs(Args args) throws SQLException {
+        String serverUrl = args.string("index-url", "");
+        if (serverUrl.isEmpty()) return null;
+        GateDatabase db = create(serverUrl, null, args.flag("keep"));
+        System.out.println("index: PostgreSQL, a database of the gate's own (" + db.name + ")");
+        return db;
+    }
+
+    /** {@code config} with its index in {@code db}, or unchanged when {@code db} is null. */
+    static ServerConfig on(GateDatabase db, ServerConfig config) {
+        return db == null ? config
+                : config.withStorage(new ServerConfig.Storage(db.url, "", "", ServerConfig.Storage.EMBEDDED.s3Region()));
     }
 
     /** A new database holding a copy of this one (which must have no open connections: PostgreSQL's rule). */
@@ -47,10 +62,6 @@ final class GateDatabase implements AutoCloseable {
 
     String url() {
         return url;
-    }
-
-    String name() {
-        return name;
     }
 
     private static void execute(String url, String sql) throws SQLException {

@@ -24,7 +24,8 @@ import java.util.SplittableRandom;
 /**
  * The seed's reconstruction latency gate: two files of 100,000 terms over 1,000 xorbs of 1,024 chunks (unmerged:
  * 100,000 fetch descriptors; merged: 1,000), a SQLite index on disk with per-scope visibility (or, with
- * {@code --index-url}, the PostgreSQL index several nodes share), the real server in process on a loopback port, and 200 full-file plus 200 random-range {@code GET /v2/reconstructions/{id}} per shape,
+ * {@code --index-url}, the PostgreSQL index several nodes share), the real server in process on a loopback port,
+ * and 200 full-file plus 200 random-range {@code GET /v2/reconstructions/{id}} per shape,
  * one at a time, each timed to the body's last byte. Threshold: every p99 under 50 ms.
  */
 final class LatencyGate {
@@ -56,13 +57,8 @@ final class LatencyGate {
                 + ", server log " + tmp.resolve("server.log"));
 
         ServerConfig cfg = ServerConfig.defaults(data).withHost("127.0.0.1").withPort(0).withAnswerWriters(writers);
-        String indexUrl = args.string("index-url", "");
-        GateDatabase database = null;
-        if (!indexUrl.isEmpty()) {
-            database = GateDatabase.create(indexUrl, args.flag("keep"));
-            cfg = cfg.withStorage(new ServerConfig.Storage(database.url(), "", "", ServerConfig.Storage.EMBEDDED.s3Region()));
-            System.out.println("index: PostgreSQL, a database of the gate's own (" + database.name() + ")");
-        }
+        GateDatabase database = GateDatabase.fromArgs(args);
+        cfg = GateDatabase.on(database, cfg);
         Map<Shape, MerkleHash> ids = new EnumMap<>(Shape.class);
         Map<String, Object> json = new LinkedHashMap<>();
         Map<Shape, ShapeResult> results = new EnumMap<>(Shape.class);

@@ -72,13 +72,8 @@ final class LoadGate {
                 + warmupSeconds + " s at " + rates.get(0) + "/s), " + FILES + " files of " + TERMS + " terms, range share "
                 + rangeShare + ", server log " + log);
 
-        String indexUrl = args.string("index-url", "");
-        GateDatabase database = indexUrl.isEmpty() ? null : GateDatabase.create(indexUrl, args.flag("keep"));
-        ServerConfig config = ServerConfig.defaults(data);
-        if (database != null) {
-            config = config.withStorage(new ServerConfig.Storage(database.url(), "", "", ServerConfig.Storage.EMBEDDED.s3Region()));
-            System.out.println("index: PostgreSQL, a database of the gate's own (" + database.name() + ")");
-        }
+        GateDatabase database = GateDatabase.fromArgs(args);
+        ServerConfig config = GateDatabase.on(database, ServerConfig.defaults(data));
         List<MerkleHash> ids = new ArrayList<>();
         List<Long> sizes = new ArrayList<>();
         long t0 = System.nanoTime();
