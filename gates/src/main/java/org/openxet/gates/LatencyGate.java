@@ -53,12 +53,12 @@ final class LatencyGate {
         System.out.println("latency gate: " + TERMS + "-term files over " + XORBS + " xorbs of "
                 + ReconstructionFixtures.CHUNKS_PER_XORB + " chunks; " + samples + " full + " + samples
                 + " range GETs per shape, " + warmup + " warm-up each; client " + clientKind + "; answer.writers " + writers);
-        System.out.println("data dir " + data + (args.string("index-url", "").isEmpty() ? " (SQLite on disk)" : "")
-                + ", server log " + tmp.resolve("server.log"));
-
-        ServerConfig cfg = ServerConfig.defaults(data).withHost("127.0.0.1").withPort(0).withAnswerWriters(writers);
         GateDatabase database = GateDatabase.fromArgs(args);
-        cfg = GateDatabase.on(database, cfg);
+        System.out.println("data dir " + data + (database == null ? " (SQLite on disk)" : "") + ", server log "
+                + tmp.resolve("server.log"));
+
+        ServerConfig cfg = GateDatabase.on(database,
+                ServerConfig.defaults(data).withHost("127.0.0.1").withPort(0).withAnswerWriters(writers));
         Map<Shape, MerkleHash> ids = new EnumMap<>(Shape.class);
         Map<String, Object> json = new LinkedHashMap<>();
         Map<Shape, ShapeResult> results = new EnumMap<>(Shape.class);
