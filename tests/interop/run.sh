@@ -50,17 +50,20 @@ free_port() {
     node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
 }
 
-# wait_for URL PID LOG WHAT: until URL answers, or fail with the end of LOG when PID died or 60 s passed.
+# wait_for URL PID LOG WHAT [any]: until URL answers 2xx (with "any": any HTTP status), or fail with the end of LOG
+# when PID died or 60 s passed.
 wait_for() {
     local url=$1 pid=$2 log=$3 what=$4
+    local fail=-f
+    [ "${5:-}" = any ] && fail=""
     for _ in $(seq 1 300); do
-        if curl -fsS "$url" >/dev/null 2>&1; then return 0; fi
+        if curl $fail -sS -o /dev/null "$url" 2>/dev/null; then return 0; fi
         if ! kill -0 "$pid" 2>/dev/null; then
             say "$what exited during start-up:"; tail -n 40 "$log"; exit 1
         fi
         sleep 0.2
     done
-    curl -fsS "$url" >/dev/null || { say "no answer from $what at $url after 60 s:"; tail -n 50 "$log"; exit 1; }
+    curl $fail -sS -o /dev/null "$url" || { say "no answer from $what at $url after 60 s:"; tail -n 50 "$log"; exit 1; }
 }
 
 if [ -n "$two_nodes" ]; then
@@ -103,11 +106,7 @@ CONF
     "$JAVA_HOME/bin/java" -Xmx512m -XX:+UseSerialGC -jar "$s3_jar" --properties "$tmp/s3.conf" >"$tmp/s3proxy.log" 2>&1 &
     pids+=($!)
     # Any HTTP answer (403 without credentials) means it listens.
-    for _ in $(seq 1 300); do
-        curl -s -o /dev/null "http://127.0.0.1:$s3_port/" && break
-        kill -0 "${pids[-1]}" 2>/dev/null || { say "s3proxy exited:"; tail -n 30 "$tmp/s3proxy.log"; exit 1; }
-        sleep 0.2
-    done
+    wait_for "http://127.0.0.1:$s3_port/" "${pids[-1]}" "$tmp/s3proxy.log" s3proxy any
     export OPENXET_BUCKET_URL="s3://interop/cas" OPENXET_S3_ENDPOINT="http://127.0.0.1:$s3_port"
     export AWS_ACCESS_KEY_ID=interop-access-key AWS_SECRET_ACCESS_KEY=interop-secret-key
     say "PostgreSQL on :$pg_port, s3proxy on :$s3_port ($((SECONDS - started)) s since start)"
