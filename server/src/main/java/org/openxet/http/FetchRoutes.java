@@ -29,10 +29,12 @@ final class FetchRoutes {
     private static final int COPY_BUFFER = 256 * 1024;
     private final Services services;
     private final SignedUrls urls;
+    private final ServerMetrics metrics;
 
-    FetchRoutes(Services services, SignedUrls urls) {
+    FetchRoutes(Services services, SignedUrls urls, ServerMetrics metrics) {
         this.services = services;
         this.urls = urls;
+        this.metrics = metrics;
     }
 
     void register(RouteTable routes) {
@@ -87,6 +89,7 @@ final class FetchRoutes {
             try (OutputStream out = res.outputStream()) {
                 copy(key, s, out);
             }
+            metrics.fetched(s.length());
             return;
         }
         String boundary = "openxet-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
@@ -112,6 +115,7 @@ final class FetchRoutes {
             }
             out.write(tail);
         }
+        metrics.fetched(length);
     }
 
     private void copy(String key, Span s, OutputStream out) throws IOException {

@@ -1,27 +1,43 @@
 package org.openxet.http;
 
+import io.helidon.http.HeaderNames;
 import io.helidon.http.Method;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import org.openxet.service.Grant;
 import org.openxet.service.Services;
 
-/** {@code GET /health} and {@code POST /v1/telemetry} (§5.9: fire-and-forget, discarded). */
+import java.nio.charset.StandardCharsets;
+
+/** {@code GET /health}, {@code GET /metrics} and {@code POST /v1/telemetry} (§5.9: fire-and-forget, discarded). */
 final class MiscRoutes {
     /** Telemetry envelopes are small JSON documents; anything larger is not telemetry. */
     static final long TELEMETRY_CAP = 1 << 20;
 
     private final Services services;
     private final Bodies bodies;
+    private final ServerMetrics metrics;
 
-    MiscRoutes(Services services, Bodies bodies) {
+    MiscRoutes(Services services, Bodies bodies, ServerMetrics metrics) {
         this.services = services;
         this.bodies = bodies;
+        this.metrics = metrics;
     }
 
     void register(RouteTable routes) {
         routes.add(Method.GET, "/health", RouteTable.Guard.PUBLIC, this::health);
         routes.add(Method.POST, "/v1/telemetry", RouteTable.Guard.READ, this::telemetry);
+        if (metrics.enabled()) {
+            // No token, like /health: a scraper holds none, and the meters name no file, xorb or scope.
+            routes.add(Method.GET, "/metrics", RouteTable.Guard.PUBLIC, this::metrics);
+        }
+    }
+
+    private void metrics(ServerRequest req, ServerResponse res, Grant grant) {
+        byte[] text = metrics.prometheusText().orElse("").getBytes(StandardCharsets.UTF_8);
+        res.status(200);
+        res.header(HeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
+        res.send(text);
     }
 
     private void health(ServerRequest req, ServerResponse res, Grant grant) throws Exception {

@@ -34,14 +34,15 @@ public final class OpenxetServer {
 
     /** Registers every route on {@code builder}; returns the table (for the route-walking test). */
     public static RouteTable routing(HttpRouting.Builder builder, Services services) {
-        RouteTable routes = new RouteTable(builder, services.tokens());
+        ServerMetrics metrics = ServerMetrics.create(services.config().metrics());
+        RouteTable routes = new RouteTable(builder, services.tokens(), metrics);
         Bodies bodies = new Bodies(services.config().uploadFloor(), services.config().uploadWindow());
-        new MiscRoutes(services, bodies).register(routes);
-        new XorbRoutes(services, bodies).register(routes);
-        new ShardRoutes(services, bodies).register(routes);
+        new MiscRoutes(services, bodies, metrics).register(routes);
+        new XorbRoutes(services, bodies, metrics).register(routes);
+        new ShardRoutes(services, bodies, metrics).register(routes);
         SignedUrls urls = new SignedUrls(services.secrets().urlKey(), services.config().urlTtl().toSeconds(), services.clock());
         new ReconstructionRoutes(services, urls).register(routes);
-        new FetchRoutes(services, urls).register(routes);
+        new FetchRoutes(services, urls, metrics).register(routes);
         new DedupRoutes(services).register(routes);
         new TokenRoutes(services).register(routes);
         routes.fallback();

@@ -12,6 +12,7 @@ import org.openxet.service.Tokens;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Every route is registered here with the access it needs, so a route cannot exist without a declared scope (a test
@@ -41,11 +42,13 @@ public final class RouteTable {
 
     private final HttpRouting.Builder routing;
     private final Tokens tokens;
+    private final ServerMetrics metrics;
     private final List<Route> routes = new ArrayList<>();
 
-    public RouteTable(HttpRouting.Builder routing, Tokens tokens) {
+    public RouteTable(HttpRouting.Builder routing, Tokens tokens, ServerMetrics metrics) {
         this.routing = routing;
         this.tokens = tokens;
+        this.metrics = metrics;
     }
 
     public List<Route> routes() {
@@ -54,7 +57,9 @@ public final class RouteTable {
 
     public void add(Method method, String path, Guard guard, GrantedHandler handler) {
         routes.add(new Route(method, path, guard));
+        String methodName = method.text();
         routing.route(method, path, (req, res) -> {
+            long start = System.nanoTime();
             try {
                 Grant grant = switch (guard) {
                     case PUBLIC, USER -> null;
@@ -64,6 +69,9 @@ public final class RouteTable {
                 handler.handle(req, res, grant);
             } catch (Throwable t) {
                 Errors.send(req, res, t);
+            } finally {
+                // Handlers write their whole answer before returning, so this is the time to its last byte.
+                metrics.request(methodName, path, res.status().code(), System.nanoTime() - start);
             }
         });
     }
@@ -80,7 +88,19 @@ public final class RouteTable {
 
     /** Anything no route matched (any method, any path): a JSON 404, never 405 — clients fall back to v1 only on 404. */
     public void fallback() {
-        routing.any((req, res) -> Errors.send(req, res,
-                HttpError.notFound("no route for " + req.prologue().method().text() + " " + req.path().path())));
+        routing.any((req, res) -> {
+            long start = System.nanoTime();
+            String method = req.prologue().method().text();
+            try {
+                Errors.send(req, res, HttpError.notFound("no route for " + method + " " + req.path().path()));
+            } finally {
+                // Any method string a client sends would be a new time series: count the standard ones by name.
+                String tag = KNOWN_METHODS.contains(method) ? method : "other";
+                metrics.request(tag, ServerMetrics.UNMATCHED, res.status().code(), System.nanoTime() - start);
+            }
+        });
     }
+
+    private static final Set<String> KNOWN_METHODS =
+            Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "TRACE", "CONNECT");
 }

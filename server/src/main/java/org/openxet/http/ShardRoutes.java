@@ -33,9 +33,12 @@ final class ShardRoutes {
         return t;
     });
 
-    ShardRoutes(Services services, Bodies bodies) {
+    private final ServerMetrics metrics;
+
+    ShardRoutes(Services services, Bodies bodies, ServerMetrics metrics) {
         this.services = services;
         this.bodies = bodies;
+        this.metrics = metrics;
     }
 
     void register(RouteTable routes) {
@@ -48,6 +51,7 @@ final class ShardRoutes {
             Bodies.Body body = bodies.read(req, ShardRegistration.MAX_SHARD_BYTES);
             return services.shards().register(body.data(), body.length(), grant.scope(), ShardRegistration.SILENT);
         });
+        metrics.shard(inserted);
         Errors.sendJson(res, 200, "{\"result\":" + (inserted ? 1 : 0) + "}");
     }
 
@@ -66,7 +70,7 @@ final class ShardRoutes {
                 ScheduledFuture<?> beat = heartbeats.scheduleAtFixedRate(frames::repeatLast, HEARTBEAT_SECONDS,
                         HEARTBEAT_SECONDS, TimeUnit.SECONDS);
                 try {
-                    services.shards().register(body.data(), body.length(), grant.scope(), frames);
+                    metrics.shard(services.shards().register(body.data(), body.length(), grant.scope(), frames));
                     frames.send("{\"type\":\"result\"}");
                 } catch (FormatException e) {
                     LOG.info("POST /v2/shards -> error frame: " + e.getMessage());

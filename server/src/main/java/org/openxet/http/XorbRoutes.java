@@ -35,15 +35,18 @@ final class XorbRoutes {
      */
     private final Duration budgetWait;
 
-    XorbRoutes(Services services, Bodies bodies) {
-        this(services, bodies, Math.max(Runtime.getRuntime().maxMemory() / 2, 2 * XorbFormat.MAX_UPLOAD_BYTES),
+    private final ServerMetrics metrics;
+
+    XorbRoutes(Services services, Bodies bodies, ServerMetrics metrics) {
+        this(services, bodies, metrics, Math.max(Runtime.getRuntime().maxMemory() / 2, 2 * XorbFormat.MAX_UPLOAD_BYTES),
                 services.config().uploadWindow());
     }
 
     /** With a given memory budget and wait (tests use a small one of each). */
-    XorbRoutes(Services services, Bodies bodies, long budgetBytes, Duration budgetWait) {
+    XorbRoutes(Services services, Bodies bodies, ServerMetrics metrics, long budgetBytes, Duration budgetWait) {
         this.services = services;
         this.bodies = bodies;
+        this.metrics = metrics;
         this.memoryKiB = new Semaphore((int) Math.min(Integer.MAX_VALUE, budgetBytes >> 10), true);
         this.budgetWait = budgetWait;
     }
@@ -80,6 +83,7 @@ final class XorbRoutes {
         try {
             Bodies.Body body = bodies.read(req, XorbFormat.MAX_UPLOAD_BYTES);
             XorbIngest.Result result = services.ingest().ingest(hash, body.data(), body.length());
+            metrics.xorb(result.inserted(), body.length());
             Errors.sendJson(res, 200, "{\"was_inserted\":" + result.inserted() + "}");
         } finally {
             memoryKiB.release(kib);

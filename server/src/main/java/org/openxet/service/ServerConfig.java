@@ -23,11 +23,12 @@ import java.time.Duration;
  * @param readConnections  SQLite read connections; with an index URL, the PostgreSQL pool holds this many + 1
  * @param answerWriters    threads that may render large reconstruction answers at once, server-wide; one answer takes
  *                         at most half of those free (0 = CPUs; 1 = every answer on its request's thread alone)
+ * @param metrics          answer {@code GET /metrics} (Prometheus text, no token) and keep the meters it reports
  * @param storage          where the index and the blobs live when not in the data dir (several nodes)
  */
 public record ServerConfig(String host, int port, Path dataDir, String publicUrl, long uploadFloor, Duration uploadWindow,
                            Duration urlTtl, boolean dedupIsolated, int commitPermits, int readConnections,
-                           int answerWriters, Storage storage) {
+                           int answerWriters, boolean metrics, Storage storage) {
 
     /**
      * Shared storage for several nodes. Both empty (the default): SQLite and a local bucket in the data dir.
@@ -67,7 +68,7 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
     public static ServerConfig defaults(Path dataDir) {
         return new ServerConfig("0.0.0.0", 8080, dataDir, "", 4096, Duration.ofSeconds(20), Duration.ofHours(1), false,
                 4 * Runtime.getRuntime().availableProcessors(), Math.max(4, 2 * Runtime.getRuntime().availableProcessors()),
-                Runtime.getRuntime().availableProcessors(), Storage.EMBEDDED);
+                Runtime.getRuntime().availableProcessors(), true, Storage.EMBEDDED);
     }
 
     /** A configuration value that cannot be used; the message names the key, its variable and what is wrong. */
@@ -112,6 +113,7 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
                 permits > 0 ? permits : d.commitPermits(),
                 integer(c, "index.readers", d.readConnections(), 1, 1024),
                 writers > 0 ? writers : d.answerWriters(),
+                bool(c, "metrics", d.metrics()),
                 new Storage(string(c, "index.url"), string(c, "bucket.url"), string(c, "s3.endpoint"),
                         c.get("s3.region").asString().map(String::trim).orElse(Storage.EMBEDDED.s3Region())));
     }
@@ -183,43 +185,47 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
     }
 
     public ServerConfig withPort(int p) {
-        return new ServerConfig(host, p, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, storage);
+        return new ServerConfig(host, p, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage);
     }
 
     public ServerConfig withHost(String h) {
-        return new ServerConfig(h, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, storage);
+        return new ServerConfig(h, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage);
     }
 
     public ServerConfig withDataDir(Path d) {
-        return new ServerConfig(host, port, d, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, storage);
+        return new ServerConfig(host, port, d, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage);
     }
 
     public ServerConfig withPublicUrl(String u) {
-        return new ServerConfig(host, port, dataDir, u, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, storage);
+        return new ServerConfig(host, port, dataDir, u, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage);
     }
 
     public ServerConfig withUpload(long floor, Duration window) {
-        return new ServerConfig(host, port, dataDir, publicUrl, floor, window, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, storage);
+        return new ServerConfig(host, port, dataDir, publicUrl, floor, window, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage);
     }
 
     public ServerConfig withUrlTtl(Duration ttl) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, ttl, dedupIsolated, commitPermits, readConnections, answerWriters, storage);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, ttl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage);
     }
 
     public ServerConfig withDedupIsolated(boolean isolated) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, isolated, commitPermits, readConnections, answerWriters, storage);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, isolated, commitPermits, readConnections, answerWriters, metrics, storage);
     }
 
     public ServerConfig withAnswerWriters(int writers) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, writers, storage);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, writers, metrics, storage);
+    }
+
+    public ServerConfig withMetrics(boolean on) {
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, on, storage);
     }
 
     public ServerConfig withStorage(Storage s) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, s);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, s);
     }
 
     public ServerConfig withCommitPermits(int permits) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, permits, readConnections, answerWriters, storage);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, permits, readConnections, answerWriters, metrics, storage);
     }
 
     /** The effective configuration as printed at start-up (no secrets: keys live in the data dir, and the index URL's query is left out). */
@@ -228,6 +234,6 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
                 + (publicUrl.isEmpty() ? "(http://<host>:<port>)" : publicUrl) + " upload.floor=" + uploadFloor + "B/s"
                 + " upload.window=" + uploadWindow.toSeconds() + "s urls.ttl=" + urlTtl.toSeconds() + "s dedup.isolate="
                 + dedupIsolated + " commit.permits=" + commitPermits + " index.readers=" + readConnections
-                + " answer.writers=" + answerWriters + " " + storage.describe();
+                + " answer.writers=" + answerWriters + " metrics=" + metrics + " " + storage.describe();
     }
 }

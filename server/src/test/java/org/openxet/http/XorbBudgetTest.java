@@ -28,9 +28,10 @@ class XorbBudgetTest {
         write = base.writeToken();
         // The real routes over the same services, with a 256 KiB budget and a half-second wait.
         server = WebServer.builder().host("127.0.0.1").port(0).routing(r -> {
-            RouteTable routes = new RouteTable(r, base.services().tokens());
+            ServerMetrics metrics = ServerMetrics.create(false);
+            RouteTable routes = new RouteTable(r, base.services().tokens(), metrics);
             Bodies bodies = new Bodies(base.services().config().uploadFloor(), base.services().config().uploadWindow());
-            new XorbRoutes(base.services(), bodies, BUDGET, Duration.ofMillis(500)).register(routes);
+            new XorbRoutes(base.services(), bodies, metrics, BUDGET, Duration.ofMillis(500)).register(routes);
             routes.fallback();
         }).build().start();
     }

@@ -34,6 +34,7 @@ class ServerConfigTest {
                     permits: 3
                   answer:
                     writers: 1
+                  metrics: false
                 """);
         ServerConfig c = ServerConfig.load(yaml);
         assertEquals(9090, c.port());
@@ -46,6 +47,7 @@ class ServerConfigTest {
         assertEquals(true, c.dedupIsolated());
         assertEquals(3, c.commitPermits());
         assertEquals(1, c.answerWriters());
+        assertEquals(false, c.metrics());
     }
 
     @Test
@@ -56,6 +58,7 @@ class ServerConfigTest {
         assertEquals(Duration.ofHours(1), c.urlTtl());
         assertEquals(4 * Runtime.getRuntime().availableProcessors(), c.commitPermits());
         assertEquals(Runtime.getRuntime().availableProcessors(), c.answerWriters());
+        assertEquals(true, c.metrics());
     }
 
     @Test
@@ -103,6 +106,7 @@ class ServerConfigTest {
                 {"upload:\n    window: 0s", "openxet.upload.window (OPENXET_UPLOAD_WINDOW) = '0s': must be longer than zero"},
                 {"upload:\n    floor: -5", "openxet.upload.floor (OPENXET_UPLOAD_FLOOR) = '-5': must be between 0 and 9223372036854775807"},
                 {"dedup:\n    isolate: banana", "openxet.dedup.isolate (OPENXET_DEDUP_ISOLATE) = 'banana': must be true or false"},
+                {"metrics: sometimes", "openxet.metrics (OPENXET_METRICS) = 'sometimes': must be true or false"},
                 {"index:\n    readers: 0", "openxet.index.readers (OPENXET_INDEX_READERS) = '0': must be between 1 and 1024"},
                 {"commit:\n    permits: -1", "openxet.commit.permits (OPENXET_COMMIT_PERMITS) = '-1': must be between 0 and 2147483647"},
                 {"index:\n    url: mysql://db/x", "openxet.index.url (OPENXET_INDEX_URL) = 'mysql://db/x': must start with jdbc:postgresql:// (or be empty for SQLite in the data dir)"},
