@@ -62,6 +62,32 @@ public interface Index extends AutoCloseable {
     /** Keys of every registered xorb (reconciliation after an unclean stop). */
     List<MerkleHash> xorbHashes() throws IndexException;
 
+    /** Why an index several nodes share does not collect xorbs (see {@link #unusedXorbs}). */
+    String SHARED_GC = "this index is shared by several nodes: collecting unused xorbs needs every node stopped, "
+            + "which one node cannot know";
+
+    /** A registered xorb that nothing uses; {@code registeredAt} in epoch seconds. */
+    record UnusedXorb(MerkleHash hash, long storedBytes, long registeredAt) {
+    }
+
+    /**
+     * Xorbs registered before {@code registeredBefore} (epoch seconds) that no registered shard lists, no dedup entry
+     * names and no file's terms use: uploads whose shard never came. Only the index private to one data dir answers
+     * it ({@code openxet gc}, with the data dir locked, so no upload or registration runs meanwhile).
+     */
+    default List<UnusedXorb> unusedXorbs(long registeredBefore) throws IndexException {
+        throw new IndexException(SHARED_GC, null);
+    }
+
+    /**
+     * Drops the row of a xorb {@link #unusedXorbs} returned, unless a shard lists it or a dedup entry names it now;
+     * true when the row is gone. Its object must be deleted after this returns, never before: a row without its object
+     * would be a registered xorb whose bytes are lost.
+     */
+    default boolean forgetUnusedXorb(MerkleHash hash) throws IndexException {
+        throw new IndexException(SHARED_GC, null);
+    }
+
     @Override
     void close();
 }

@@ -9,6 +9,7 @@ import org.openxet.service.Access;
 import org.openxet.service.DataDirLock;
 import org.openxet.service.Grant;
 import org.openxet.service.Secrets;
+import org.openxet.service.Services;
 import org.openxet.service.Tokens;
 import org.openxet.testing.S3Server;
 import org.openxet.testing.Vectors;
@@ -203,9 +204,43 @@ class CliTest {
     }
 
     @Test
+    void gcPrintsOneJsonLineAndRefusesARunningServerAndSharedStorage(@TempDir Path dir) throws Exception {
+        Path data = dir.resolve("data");
+        Files.createDirectories(data);
+        Services.open(ServerConfig.defaults(data)).close(); // a data dir as a stopped server leaves it
+        Run dry = run("gc", "--data", data.toString(), "--dry-run", "--older-than", "36h");
+        assertEquals(0, dry.exit(), dry.err());
+        JsonNode j = dry.json();
+        assertEquals(0, j.get("unused_xorbs").asInt());
+        assertEquals(0, j.get("removed").asInt());
+        assertTrue(j.get("dry_run").asBoolean());
+        assertTrue(java.time.Instant.parse(j.get("registered_before").asText()).isBefore(java.time.Instant.now().minusSeconds(35 * 3600)));
+        assertFalse(Files.exists(data.resolve("RUNNING")), "gc ended cleanly");
+
+        try (DataDirLock held = DataDirLock.acquire(data)) {
+            Run r = run("gc", "--data", data.toString());
+            assertEquals(1, r.exit(), r.err());
+            assertEquals("openxet gc: data dir " + data.toAbsolutePath() + " is in use by a running openxet server: stop it"
+                    + " before gc", r.err());
+        }
+        Path yaml = dir.resolve("openxet.yaml");
+        Files.writeString(yaml, "openxet:\n  index:\n    url: jdbc:postgresql://127.0.0.1:1/x\n");
+        Run shared = run("gc", "--data", data.toString(), "--config", yaml.toString());
+        assertEquals(2, shared.exit());
+        assertTrue(shared.err().startsWith("openxet gc: gc works on a data dir's own SQLite index and bucket only"), shared.err());
+        Run badGrace = run("gc", "--data", data.toString(), "--older-than", "a week");
+        assertEquals(2, badGrace.exit());
+        assertEquals("openxet gc: --older-than 'a week' is not a duration (e.g. 36h, 7d, 30d)", badGrace.err());
+        Run noData = run("gc", "--data", dir.resolve("elsewhere").toString());
+        assertEquals(2, noData.exit());
+        assertTrue(noData.err().contains("no such data directory"), noData.err());
+        assertFalse(Files.exists(dir.resolve("elsewhere")));
+    }
+
+    @Test
     void everySubcommandHasHelpAndOperatorMistakesAreOneLine(@TempDir Path dir) throws Exception {
         for (String[] help : new String[][]{{"serve", "--help"}, {"token", "--help"}, {"user", "add", "--help"},
-                {"hash", "-h"}, {"xorb-info", "--help"}, {"shard-info", "--help"}, {"version", "--help"}, {"help", "serve"}}) {
+                {"hash", "-h"}, {"xorb-info", "--help"}, {"shard-info", "--help"}, {"version", "--help"}, {"gc", "--help"}, {"help", "serve"}}) {
             Run r = run(help);
             assertEquals(0, r.exit(), String.join(" ", help) + ": " + r.err());
             assertTrue(r.out().startsWith("Usage: openxet "), String.join(" ", help) + ": " + r.out());
