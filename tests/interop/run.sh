@@ -145,6 +145,30 @@ status=0
 OPENXET_URL="${url[a]}" OPENXET_READ_URL="${url[${nodes[-1]}]}" OPENXET_LOG="${log[a]}" OPENXET_USER_TOKEN="$user_token" \
     OPENXET_URL_TTL_SECONDS="$url_ttl" node "$here/interop.mjs" || status=$?
 
+# metric NODE SAMPLE: one sample of NODE's GET /metrics as a whole number (0 when the sample is absent).
+metric() {
+    curl -fsS "${url[$1]}/metrics" | awk -v k="$2" '$1 == k { v = $2 } END { printf "%d\n", v + 0 }'
+}
+# What the client did, as the servers counted it: uploads stored on node a, xorb bytes sent by the reading node (in
+# two-node mode, by node b alone: every upload went to a, every download to b).
+reader=${nodes[-1]}
+stored=$(metric a 'openxet_xorbs_total{result="stored"}')
+fetched=$(metric "$reader" openxet_fetch_bytes_total)
+answers=$(metric "$reader" 'openxet_requests_seconds_count{method="GET",route="/v2/reconstructions/{file_id}",status="200"}')
+say "metrics: node a stored $stored xorbs; node $reader answered $answers reconstructions and sent $fetched xorb bytes"
+if [ "$stored" -eq 0 ] || [ "$fetched" -eq 0 ] || [ "$answers" -eq 0 ]; then
+    say "FAIL: /metrics does not show the client's uploads and downloads"
+    status=1
+fi
+if [ -n "$two_nodes" ]; then
+    b_stored=$(metric b 'openxet_xorbs_total{result="stored"}')
+    a_fetched=$(metric a openxet_fetch_bytes_total)
+    if [ "$b_stored" -ne 0 ] || [ "$a_fetched" -ne 0 ]; then
+        say "FAIL: node b stored $b_stored xorbs and node a sent $a_fetched xorb bytes; uploads belong to a, downloads to b"
+        status=1
+    fi
+fi
+
 for n in "${nodes[@]}"; do
     # The server must have survived the whole run.
     if ! kill -0 "${pid[$n]}" 2>/dev/null; then
