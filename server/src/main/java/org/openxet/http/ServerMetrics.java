@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  * The server's meters, answered at {@code GET /metrics} in Prometheus text format: a latency histogram per route,
  * method and status (so a scraper computes the p99 the operators' targets are stated in, across nodes), what the
  * store took in and handed out, and the JVM's own meters under Micrometer's usual names. One registry per server, so
- * two servers in one JVM (tests, the gates) never count each other's requests.
+ * two servers in one JVM (tests, the gates) never count each other's requests; the JVM's meters, one set per process.
  */
 public final class ServerMetrics {
     /**
@@ -63,14 +63,26 @@ public final class ServerMetrics {
         if (!enabled) {
             return new ServerMetrics(null);
         }
-        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        new JvmMemoryMetrics().bindTo(registry);
-        new JvmGcMetrics().bindTo(registry);
-        new JvmThreadMetrics().bindTo(registry);
-        new ClassLoaderMetrics().bindTo(registry);
-        new ProcessorMetrics().bindTo(registry);
-        new UptimeMetrics().bindTo(registry);
-        return new ServerMetrics(registry);
+        return new ServerMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+    }
+
+    /**
+     * The JVM's meters belong to the process, not to a server: one registry of them per JVM, scraped along with each
+     * server's own. Binding them per server would add a GC listener per server that nothing ever removes.
+     */
+    private static final class JvmMeters {
+        static final PrometheusMeterRegistry REGISTRY = create();
+
+        private static PrometheusMeterRegistry create() {
+            PrometheusMeterRegistry jvm = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            new JvmMemoryMetrics().bindTo(jvm);
+            new JvmGcMetrics().bindTo(jvm);
+            new JvmThreadMetrics().bindTo(jvm);
+            new ClassLoaderMetrics().bindTo(jvm);
+            new ProcessorMetrics().bindTo(jvm);
+            new UptimeMetrics().bindTo(jvm);
+            return jvm;
+        }
     }
 
     public boolean enabled() {
@@ -115,7 +127,9 @@ public final class ServerMetrics {
 
     /** The Prometheus text exposition (format 0.0.4) of every meter, or empty when metrics are off. */
     Optional<String> prometheusText() {
-        return registry == null ? Optional.empty() : Optional.of(registry.scrape());
+        if (registry == null) return Optional.empty();
+        String own = registry.scrape();
+        return Optional.of(own + (own.isEmpty() || own.endsWith("\n") ? "" : "\n") + JvmMeters.REGISTRY.scrape());
     }
 
     private static Duration ms(long millis) {
