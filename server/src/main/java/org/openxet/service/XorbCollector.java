@@ -35,16 +35,14 @@ public final class XorbCollector {
             throw new IllegalStateException("the bucket is shared by several nodes: collecting unused xorbs needs every "
                     + "node stopped, which one node cannot know");
         }
-        List<Index.UnusedXorb> unused = index.unusedXorbs(now.minus(grace).getEpochSecond());
+        long before = now.minus(grace).getEpochSecond();
         if (dryRun) {
-            return new Report(unused.size(), 0, 0, true);
+            return new Report(index.unusedXorbs(before).size(), 0, 0, true);
         }
+        List<Index.UnusedXorb> unused = index.forgetUnusedXorbs(before);
         int removed = 0;
         long freed = 0;
         for (Index.UnusedXorb x : unused) {
-            if (!index.forgetUnusedXorb(x.hash())) {
-                continue;
-            }
             String key = XorbIngest.key(x.hash());
             freed += bucket.size(key).orElse(0L);
             bucket.delete(key);

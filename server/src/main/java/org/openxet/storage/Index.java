@@ -80,11 +80,11 @@ public interface Index extends AutoCloseable {
     }
 
     /**
-     * Drops the row of a xorb {@link #unusedXorbs} returned, unless a shard lists it or a dedup entry names it now;
-     * true when the row is gone. Its object must be deleted after this returns, never before: a row without its object
-     * would be a registered xorb whose bytes are lost.
+     * Drops the rows of the xorbs {@link #unusedXorbs} would return, in one transaction, and returns them. Their objects
+     * must be deleted after this returns, never before: a row without its object would be a registered xorb whose
+     * bytes are lost.
      */
-    default boolean forgetUnusedXorb(MerkleHash hash) throws IndexException {
+    default List<UnusedXorb> forgetUnusedXorbs(long registeredBefore) throws IndexException {
         throw new IndexException(SHARED_GC, null);
     }
 
