@@ -39,12 +39,7 @@ public final class GcCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Duration grace;
-        try {
-            grace = ServerConfig.parseDuration(olderThan);
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("--older-than '" + olderThan + "' is not a duration (e.g. 36h, 7d, 30d)");
-        }
+        Duration grace = DurationOption.parse("--older-than", olderThan, "36h, 7d, 30d");
         if (grace.isNegative()) throw new IllegalArgumentException("--older-than must not be negative");
         ServerConfig cfg = ServerConfig.load(config);
         if (data != null) cfg = cfg.withDataDir(data);

@@ -2,7 +2,6 @@ package org.openxet.cli;
 
 import org.openxet.service.Access;
 import org.openxet.service.Secrets;
-import org.openxet.service.ServerConfig;
 import org.openxet.service.Tokens;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -37,12 +36,7 @@ public final class TokenCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Duration lifetime;
-        try {
-            lifetime = ServerConfig.parseDuration(ttl);
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("--ttl '" + ttl + "' is not a duration (e.g. 90s, 30m, 1h, 7d)");
-        }
+        Duration lifetime = DurationOption.parse("--ttl", ttl, "90s, 30m, 1h, 7d");
         if (lifetime.isNegative() || lifetime.isZero()) throw new IllegalArgumentException("--ttl must be longer than zero");
         Secrets secrets = Secrets.loadOrCreate(DataDirs.existing(data));
         System.out.println(new Tokens(secrets.tokenKey()).mint(repo, level.write ? Access.WRITE : Access.READ, lifetime));
