@@ -33,10 +33,12 @@ public final class AnswerWriter {
     /** Segments rendered but not yet written, per renderer: enough that the socket never waits on rendering. */
     static final int AHEAD_PER_RENDERER = 2;
     /**
-     * The longest single write to the response stream. On a partial socket write the JDK copies the array's whole
-     * remainder into a direct buffer again for the retry, so one 1.5 MB write costs several copies of itself.
+     * The longest single write to the response stream: 1 MiB. Fewer, larger writes cost less below us (the JDK's socket
+     * and the kernel): a bare 22.9 MB transfer, sizes interleaved in one process, took p50 11.7–12.2 ms and 17–19 ms of
+     * CPU in 128 KiB writes against 8.4–9.3 ms and 12–14 ms in 1 MiB writes; 512 KiB and 2 MiB were close to 1 MiB,
+     * 4 MiB worse again (docs/BENCHMARKS.md). A segment (up to about 2 MB) goes out in one or two writes.
      */
-    static final int WRITE_SLICE = 128 * 1024;
+    static final int WRITE_SLICE = 1024 * 1024;
 
     /** Upper estimates of record sizes: a term, a range plus its share of the entry's URL, a xorb's own part. */
     static final int TERM_BYTES = 160;
