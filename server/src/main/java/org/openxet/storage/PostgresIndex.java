@@ -85,8 +85,11 @@ public final class PostgresIndex implements Index {
             SELECT DISTINCT ON (d.chunk) d.chunk, ?, x.id
             FROM unnest(?::bytea[], ?::bytea[]) WITH ORDINALITY AS d (chunk, xorb, n) JOIN xorbs x ON x.hash = d.xorb
             ORDER BY d.chunk, d.n ON CONFLICT DO NOTHING""";
-    private static final String FILE = "SELECT f.size, f.xorb_refs, f.terms, f.sha256 FROM files f "
-            + "JOIN file_scopes s ON s.file_id = f.id AND s.scope = ? WHERE f.hash = ?";
+    /* The BLOBs stay in the database when the row is still the version this node has cached (FileRecordCache). */
+    private static final String FILE = "SELECT f.size, f.shard_id, f.sha256, "
+            + "CASE WHEN f.shard_id = ? THEN NULL ELSE f.xorb_refs END AS xorb_refs, "
+            + "CASE WHEN f.shard_id = ? THEN NULL ELSE f.terms END AS terms "
+            + "FROM files f JOIN file_scopes s ON s.file_id = f.id AND s.scope = ? WHERE f.hash = ?";
     /*
      * One round trip: the xorb holding the chunk in the newest shard that registered it (visible to the scope), then
      * the other xorbs of that shard in registration order, as SQLite's two statements answer.
@@ -108,6 +111,7 @@ public final class PostgresIndex implements Index {
             TABLES.stream().map(t -> "(SELECT count(*) FROM " + t + ") AS " + t).toList());
 
     private final String where;
+    private final FileRecordCache files = FileRecordCache.forHeap();
     private final HikariDataSource pool;
     private final DbClient db;
 
@@ -405,12 +409,33 @@ public final class PostgresIndex implements Index {
 
     @Override
     public Optional<FileRecord> file(MerkleHash fileHash, String scope) throws IndexException {
-        return read(() -> db.execute().get(FILE, scope, fileHash.toBytes()).map(r -> {
-            byte[] terms = bytes(r, "terms");
-            byte[] sha = bytesOrNull(r, "sha256");
-            return new FileRecord(fileHash, number(r, "size"), Packing.hashes(bytes(r, "xorb_refs")),
-                    Packing.ints(terms, 0, terms.length / 4), sha == null ? null : MerkleHash.fromBytes(sha));
-        }));
+        Optional<FileRecord> found = file(fileHash, scope, files.cachedShard(fileHash));
+        // null: the cached version was current but left the cache meanwhile; read it whole.
+        return found != null ? found : file(fileHash, scope, -1);
+    }
+
+    /** The file's row if the scope sees it; its BLOBs are left out (and the cache answers) at {@code cachedShard}. */
+    private Optional<FileRecord> file(MerkleHash fileHash, String scope, long cachedShard) throws IndexException {
+        record Row(long shard, long size, byte[] sha, byte[] xorbRefs, byte[] terms) {
+        }
+        Optional<Row> row = read(() -> db.execute().get(FILE, cachedShard, cachedShard, scope, fileHash.toBytes())
+                .map(r -> new Row(number(r, "shard_id"), number(r, "size"), bytesOrNull(r, "sha256"),
+                        bytesOrNull(r, "xorb_refs"), bytesOrNull(r, "terms"))));
+        if (row.isEmpty()) return Optional.empty();
+        Row r = row.get();
+        if (r.terms() == null) {
+            FileRecord cached = files.hit(fileHash, r.shard());
+            return cached == null ? null : Optional.of(cached);
+        }
+        FileRecord record = new FileRecord(fileHash, r.size(), Packing.hashes(r.xorbRefs()),
+                Packing.ints(r.terms(), 0, r.terms().length / 4), r.sha() == null ? null : MerkleHash.fromBytes(r.sha()));
+        files.put(r.shard(), record);
+        return Optional.of(record);
+    }
+
+    /** Decoded large file records (tests look at its hits). */
+    FileRecordCache fileCache() {
+        return files;
     }
 
     @Override

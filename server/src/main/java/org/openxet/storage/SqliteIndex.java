@@ -32,6 +32,7 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class SqliteIndex implements Index {
     private final String url;
     private final ReentrantLock writeLock = new ReentrantLock();
+    private final FileRecordCache files = FileRecordCache.forHeap();
     /** Guarded by {@link #writeLock}; null after a failed write until the next write opens a fresh one. */
     private Connection writer;
     private boolean closed;
@@ -322,19 +323,41 @@ public final class SqliteIndex implements Index {
     @Override
     public Optional<FileRecord> file(MerkleHash fileHash, String scope) throws IndexException {
         return read(c -> {
-            try (PreparedStatement p = c.prepareStatement("SELECT f.size, f.xorb_refs, f.terms, f.sha256 FROM files f "
-                    + "JOIN file_scopes s ON s.file_id = f.id AND s.scope = ? WHERE f.hash = ?")) {
-                p.setString(1, scope);
-                p.setBytes(2, fileHash.toBytes());
-                try (ResultSet r = p.executeQuery()) {
-                    if (!r.next()) return Optional.empty();
-                    byte[] terms = r.getBytes(3);
-                    byte[] sha = r.getBytes(4);
-                    return Optional.of(new FileRecord(fileHash, r.getLong(1), Packing.hashes(r.getBytes(2)),
-                            Packing.ints(terms, 0, terms.length / 4), sha == null ? null : MerkleHash.fromBytes(sha)));
-                }
-            }
+            Optional<FileRecord> found = file(c, fileHash, scope, files.cachedShard(fileHash));
+            // null: the cached version was current but left the cache meanwhile; read it whole.
+            return found != null ? found : file(c, fileHash, scope, -1);
         });
+    }
+
+    /** The file's row if the scope sees it; its BLOBs are left out (and the cache answers) at {@code cachedShard}. */
+    private Optional<FileRecord> file(Connection c, MerkleHash fileHash, String scope, long cachedShard) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("SELECT f.size, f.shard_id, f.sha256, "
+                + "CASE WHEN f.shard_id = ? THEN NULL ELSE f.xorb_refs END, CASE WHEN f.shard_id = ? THEN NULL ELSE f.terms END "
+                + "FROM files f JOIN file_scopes s ON s.file_id = f.id AND s.scope = ? WHERE f.hash = ?")) {
+            p.setLong(1, cachedShard);
+            p.setLong(2, cachedShard);
+            p.setString(3, scope);
+            p.setBytes(4, fileHash.toBytes());
+            try (ResultSet r = p.executeQuery()) {
+                if (!r.next()) return Optional.empty();
+                long shard = r.getLong(2);
+                byte[] terms = r.getBytes(5);
+                if (terms == null) {
+                    FileRecord cached = files.hit(fileHash, shard);
+                    return cached == null ? null : Optional.of(cached);
+                }
+                byte[] sha = r.getBytes(3);
+                FileRecord record = new FileRecord(fileHash, r.getLong(1), Packing.hashes(r.getBytes(4)),
+                        Packing.ints(terms, 0, terms.length / 4), sha == null ? null : MerkleHash.fromBytes(sha));
+                files.put(shard, record);
+                return Optional.of(record);
+            }
+        }
+    }
+
+    /** Decoded large file records (tests look at its hits). */
+    FileRecordCache fileCache() {
+        return files;
     }
 
     @Override

@@ -248,6 +248,50 @@ abstract class IndexContractTest {
         assertEquals(Optional.empty(), index.file(hash("file unknown"), SCOPE));
     }
 
+    /** A file of {@code termCount} terms over {@code xorbs} in turn (each term their first two chunks). */
+    static FileRecord bigFile(String name, int termCount, MerkleHash sha256, MerkleHash... xorbs) {
+        int[] terms = new int[FileRecord.TERM_INTS * termCount];
+        for (int t = 0; t < termCount; t++) {
+            System.arraycopy(new int[]{t % xorbs.length, 0, 2, 201, 0, 217}, 0, terms, FileRecord.TERM_INTS * t,
+                    FileRecord.TERM_INTS);
+        }
+        return new FileRecord(hash("file " + name), 201L * termCount, xorbs.clone(), terms, sha256);
+    }
+
+    private long cacheHits() {
+        return index instanceof SqliteIndex s ? s.fileCache().hits() : ((PostgresIndex) index).fileCache().hits();
+    }
+
+    /**
+     * Large records are decoded once and then answered from memory; every read still checks the scope, and a
+     * registration that changes the row (new terms, or only a sha256) is seen at once.
+     */
+    @Test
+    void aCachedLargeFileStillFollowsItsNewestVersionAndItsScopes() throws Exception {
+        MerkleHash x1 = xorb("x1");
+        MerkleHash x2 = xorb("x2");
+        int n = FileRecordCache.MIN_TERMS;
+        FileRecord first = bigFile("f", n, null, x1);
+        assertTrue(index.registerShard(shard("s1", SCOPE, List.of(first), List.of(x1), List.of())));
+        long before = cacheHits();
+        assertSameFile(first, index.file(first.fileHash(), SCOPE).orElseThrow());
+        assertEquals(before, cacheHits(), "the first read decodes");
+        assertSameFile(first, index.file(first.fileHash(), SCOPE).orElseThrow());
+        assertEquals(before + 1, cacheHits(), "the second read is answered from the cache");
+        assertEquals(Optional.empty(), index.file(first.fileHash(), OTHER_SCOPE), "cached, and still not visible there");
+
+        FileRecord second = bigFile("f", n + 1, null, x2, x1);
+        assertTrue(index.registerShard(shard("s2", OTHER_SCOPE, List.of(second), List.of(x1, x2), List.of())));
+        assertSameFile(second, index.file(first.fileHash(), SCOPE).orElseThrow());
+        assertSameFile(second, index.file(first.fileHash(), OTHER_SCOPE).orElseThrow());
+        assertEquals(before + 2, cacheHits(), "the new version was read once, then cached");
+
+        MerkleHash sha = hash("sha256");
+        assertTrue(index.registerShard(shard("s3", SCOPE, List.of(bigFile("f", n + 1, sha, x2, x1)), List.of(x2), List.of())));
+        assertEquals(sha, index.file(first.fileHash(), SCOPE).orElseThrow().sha256());
+        assertEquals(sha, index.file(first.fileHash(), OTHER_SCOPE).orElseThrow().sha256());
+    }
+
     @Test
     void aLargeFileRecordRoundTripsExactly() throws Exception {
         int xorbCount = 100;
