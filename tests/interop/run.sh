@@ -129,8 +129,9 @@ user_token=$("$root/openxet" user add --data "$tmp/a" --name interop --repos '*'
 url_ttl=10
 for n in "${nodes[@]}"; do
     if [ "$n" = b ]; then
-        # What an operator copies to a second node: the first node's keys (the shared index checks them) and users.
-        cp -p "$tmp/a/secrets.properties" "$tmp/a/users.json" "$tmp/b/"
+        # What an operator copies to a second node: the first node's keys (the shared index checks them). The user
+        # token is not copied: `user add` above, with OPENXET_INDEX_URL set, stored the user in the shared index.
+        cp -p "$tmp/a/secrets.properties" "$tmp/b/"
     fi
     OPENXET_URLS_TTL="PT${url_ttl}S" OPENXET_JAVA_OPTS="${OPENXET_JAVA_OPTS:-} -XX:ErrorFile=$tmp/hs_err_%p.log" \
         "$root/openxet" serve --host 127.0.0.1 --port "${url[$n]##*:}" --data "$tmp/$n" --public-url "${url[$n]}" \

@@ -1,7 +1,10 @@
 package org.openxet.cli;
 
 import org.openxet.service.Access;
+import org.openxet.service.ServerConfig;
 import org.openxet.service.Users;
+import org.openxet.storage.IndexException;
+import org.openxet.storage.PostgresIndex;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -21,7 +24,11 @@ public final class UserCommand implements Runnable {
     @Command(name = "add", description = "Add (or replace) a user and print its new token once.")
     static final class Add implements Callable<Integer> {
         @Option(names = "--data", paramLabel = "DIR", description = "Data directory of the server (default ./data).")
-        Path data = Path.of("data");
+        Path data;
+
+        @Option(names = "--config", paramLabel = "FILE", description = "The server's YAML configuration file, if it has "
+                + "one. With an index.url (there or in OPENXET_INDEX_URL) the user goes into that shared index.")
+        Path config;
 
         @Option(names = "--name", required = true, description = "User name.")
         String name;
@@ -35,9 +42,23 @@ public final class UserCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            String token = new Users(DataDirs.existing(data)).add(name, Arrays.stream(repos.split(",")).map(String::trim)
-                    .filter(s -> !s.isEmpty()).toList(), write ? Access.WRITE : Access.READ);
-            System.out.println(token);
+            ServerConfig cfg = ServerConfig.load(config);
+            Path dir = DataDirs.existing(data != null ? data : cfg.dataDir());
+            var patterns = Arrays.stream(repos.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+            Access access = write ? Access.WRITE : Access.READ;
+            String indexUrl = cfg.storage().indexUrl();
+            if (indexUrl.isEmpty()) {
+                System.out.println(new Users(dir).add(name, patterns, access));
+                return 0;
+            }
+            // Nodes sharing an index share its users: every node knows this one within a second.
+            try (PostgresIndex index = new PostgresIndex(indexUrl, 1)) {
+                System.out.println(new Users(dir, index).add(name, patterns, access));
+            } catch (IndexException e) {
+                System.err.println("openxet user add: " + e.getMessage());
+                return 2;
+            }
+            System.err.println("openxet user add: stored in the shared index; every node sharing it knows the user");
             return 0;
         }
     }

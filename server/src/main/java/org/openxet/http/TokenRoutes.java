@@ -37,7 +37,7 @@ final class TokenRoutes {
 
     TokenRoutes(Services services) {
         this.services = services;
-        this.users = new Users(services.config().dataDir());
+        this.users = new Users(services.config().dataDir(), services.index());
     }
 
     void register(RouteTable routes) {

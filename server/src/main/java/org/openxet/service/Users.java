@@ -2,6 +2,9 @@ package org.openxet.service;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import org.openxet.storage.Index;
+import org.openxet.storage.IndexException;
+import org.openxet.storage.StoredUser;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +16,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
@@ -24,6 +28,11 @@ import java.util.regex.Pattern;
  * ({@code /api/{type}s/{repo}/xet-{read|write}-token/{rev}}): each user has allowed repository patterns and an access
  * level. Only a SHA-256 of each token is kept, so the file does not hold usable credentials. Edited by
  * {@code openxet user add} while the server runs; the server re-reads it when it changes.
+ *
+ * <p>Nodes sharing an index that {@linkplain Index#keepsUsers() keeps users} (PostgreSQL) keep them there instead, so a
+ * user added on one node authenticates on all of them; each node re-reads the list at most every
+ * {@link #SHARED_REFRESH}. A node's {@code users.json} from before is imported into the index at start
+ * ({@link #importFile}), never overwriting a user of the same name.
  */
 public final class Users {
     public static final String FILE = "users.json";
@@ -44,12 +53,26 @@ public final class Users {
     record UserFile(List<User> users) {
     }
 
+    /** How stale a node's copy of the shared users may be: a user added on another node works here after this. */
+    public static final Duration SHARED_REFRESH = Duration.ofSeconds(1);
+    /** An unknown token re-reads the shared users sooner, but at most this often (unknown tokens cost no more). */
+    static final Duration SHARED_MISS_REFRESH = Duration.ofMillis(100);
+
     private final Path file;
+    private final Index shared;
     private volatile List<User> users = List.of();
     private volatile FileTime loaded;
+    private volatile long sharedReadAt;
 
+    /** The data dir's users.json. */
     public Users(Path dataDir) {
+        this(dataDir, null);
+    }
+
+    /** The users {@code index} keeps, when it {@linkplain Index#keepsUsers() keeps users}; else the data dir's file. */
+    public Users(Path dataDir, Index index) {
         this.file = dataDir.resolve(FILE);
+        this.shared = index != null && index.keepsUsers() ? index : null;
     }
 
     static Pattern glob(String pattern) {
@@ -70,15 +93,50 @@ public final class Users {
     }
 
     /** The user owning {@code token}, or null. */
-    public User authenticate(String token) throws IOException {
-        reloadIfChanged();
+    public User authenticate(String token) throws IOException, IndexException {
         String digest = sha256(token);
+        if (shared == null) {
+            reloadIfChanged();
+            return find(digest);
+        }
+        refreshShared(SHARED_REFRESH);
+        User u = find(digest);
+        if (u == null && refreshShared(SHARED_MISS_REFRESH)) {
+            u = find(digest); // a user added a moment ago, maybe on another node
+        }
+        return u;
+    }
+
+    private User find(String digest) {
         for (User u : users) {
             if (MessageDigest.isEqual(digest.getBytes(StandardCharsets.US_ASCII), u.tokenSha256().getBytes(StandardCharsets.US_ASCII))) {
                 return u;
             }
         }
         return null;
+    }
+
+    /** Re-reads the shared users if the copy is older than {@code maxAge}; true when it did. */
+    private synchronized boolean refreshShared(Duration maxAge) throws IndexException {
+        long t = System.nanoTime();
+        if (sharedReadAt != 0 && t - sharedReadAt < maxAge.toNanos()) return false;
+        users = shared.users().stream().map(u -> new User(u.name(), u.tokenSha256(), u.repos(), u.access())).toList();
+        sharedReadAt = t;
+        return true;
+    }
+
+    /**
+     * Copies the users of this data dir's users.json into the shared index, keeping any user the index has under the
+     * same name (another node may have changed it since); returns how many were added. Nothing when the users are not
+     * shared or there is no file.
+     */
+    public int importFile() throws IOException, IndexException {
+        if (shared == null || !Files.exists(file)) return 0;
+        int added = 0;
+        for (User u : JSON.readValue(file.toFile(), UserFile.class).users()) {
+            if (shared.putUser(new StoredUser(u.name(), u.tokenSha256(), u.repos(), u.access()), false)) added++;
+        }
+        return added;
     }
 
     private synchronized void reloadIfChanged() throws IOException {
@@ -95,13 +153,15 @@ public final class Users {
     }
 
     /** Adds a user and returns its new token (shown once; only its hash is stored). */
-    public synchronized String add(String name, List<String> repos, Access access) throws IOException {
+    public synchronized String add(String name, List<String> repos, Access access) throws IOException, IndexException {
+        String token = newToken();
+        if (shared != null) {
+            shared.putUser(new StoredUser(name, sha256(token), repos, access.claim()), true);
+            refreshShared(Duration.ZERO);
+            return token;
+        }
         List<User> all = new ArrayList<>(Files.exists(file) ? JSON.readValue(file.toFile(), UserFile.class).users() : List.of());
         all.removeIf(u -> u.name().equals(name));
-        byte[] secret = new byte[32];
-        new SecureRandom().nextBytes(secret);
-        // "hf_" because @huggingface/hub refuses access tokens without it; the rest says whose token it is.
-        String token = "hf_openxet_" + Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
         all.add(new User(name, sha256(token), List.copyOf(repos), access.claim()));
         Files.createDirectories(file.getParent());
         Path tmp = file.resolveSibling(FILE + ".new");
@@ -110,5 +170,12 @@ public final class Users {
         JSON.writerWithDefaultPrettyPrinter().writeValue(tmp.toFile(), new UserFile(all));
         Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         return token;
+    }
+
+    private static String newToken() {
+        byte[] secret = new byte[32];
+        new SecureRandom().nextBytes(secret);
+        // "hf_" because @huggingface/hub refuses access tokens without it; the rest says whose token it is.
+        return "hf_openxet_" + Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
     }
 }

@@ -88,6 +88,27 @@ public interface Index extends AutoCloseable {
         throw new IndexException(SHARED_GC, null);
     }
 
+    /**
+     * Whether this index keeps the users of the token routes for every node that shares it. An index private to one
+     * data dir does not: the data dir's {@code users.json} holds them.
+     */
+    default boolean keepsUsers() {
+        return false;
+    }
+
+    /** Every user, when {@link #keepsUsers()}. */
+    default List<StoredUser> users() throws IndexException {
+        throw new IndexException("this index does not keep users; they are in the data dir's users.json", null);
+    }
+
+    /**
+     * Stores a user, when {@link #keepsUsers()}: replacing one of the same name, or, with {@code replace} false, only
+     * if there is none (an import must not undo a later change made on another node). True when stored.
+     */
+    default boolean putUser(StoredUser user, boolean replace) throws IndexException {
+        throw new IndexException("this index does not keep users; they are in the data dir's users.json", null);
+    }
+
     @Override
     void close();
 }

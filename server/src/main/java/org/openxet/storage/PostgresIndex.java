@@ -439,6 +439,34 @@ public final class PostgresIndex implements Index {
     }
 
     @Override
+    public boolean keepsUsers() {
+        return true;
+    }
+
+    @Override
+    public List<StoredUser> users() throws IndexException {
+        return read(() -> {
+            try (Stream<DbRow> rows = db.execute().query("SELECT name, token_sha256, repos, access FROM users ORDER BY name")) {
+                return rows.map(r -> new StoredUser(r.column("name").getString(), r.column("token_sha256").getString(),
+                        List.of(r.column("repos").getString().split("\n")), r.column("access").getString())).toList();
+            }
+        });
+    }
+
+    @Override
+    public boolean putUser(StoredUser user, boolean replace) throws IndexException {
+        if (user.repos().stream().anyMatch(r -> r.contains("\n"))) {
+            throw new IllegalArgumentException("a repository pattern cannot hold a line break");
+        }
+        String sql = "INSERT INTO users (name, token_sha256, repos, access, updated_at) VALUES (?, ?, ?, ?, ?) "
+                + (replace ? "ON CONFLICT (name) DO UPDATE SET token_sha256 = excluded.token_sha256, "
+                + "repos = excluded.repos, access = excluded.access, updated_at = excluded.updated_at"
+                : "ON CONFLICT DO NOTHING");
+        return write(tx -> tx.dml(sql, user.name(), user.tokenSha256(), String.join("\n", user.repos()), user.access(),
+                now()) == 1);
+    }
+
+    @Override
     public List<XorbLayout> dedup(MerkleHash chunkHash, String scope, int maxXorbs) throws IndexException {
         return read(() -> {
             List<XorbLayout> out = new ArrayList<>();

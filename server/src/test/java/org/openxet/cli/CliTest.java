@@ -204,6 +204,29 @@ class CliTest {
     }
 
     @Test
+    void userAddWithASharedIndexStoresTheUserThereForEveryNode(@TempDir Path dir) throws Exception {
+        String url = org.openxet.testing.PostgresServer.get().createDatabase("cli_users");
+        Path yaml = dir.resolve("openxet.yaml");
+        Files.writeString(yaml, "openxet:\n  index:\n    url: " + url + "\n");
+        Run r = run("user", "add", "--data", dir.toString(), "--config", yaml.toString(), "--name", "dora",
+                "--repos", "models/dora/*", "--write");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().startsWith("hf_openxet_"), r.out());
+        assertEquals("openxet user add: stored in the shared index; every node sharing it knows the user", r.err());
+        assertFalse(Files.exists(dir.resolve(org.openxet.service.Users.FILE)), "not in this data dir's users.json");
+        try (org.openxet.storage.PostgresIndex index = new org.openxet.storage.PostgresIndex(url, 1)) {
+            var user = new org.openxet.service.Users(dir, index).authenticate(r.out());
+            assertEquals("dora", user.name());
+            assertTrue(user.allows("models/dora/x", Access.WRITE));
+        }
+        Files.writeString(yaml, "openxet:\n  index:\n    url: jdbc:postgresql://127.0.0.1:1/nowhere\n");
+        Run down = run("user", "add", "--data", dir.toString(), "--config", yaml.toString(), "--name", "dora",
+                "--repos", "models/dora/*");
+        assertEquals(2, down.exit());
+        assertTrue(down.err().startsWith("openxet user add: ") && !down.err().contains("\tat "), down.err());
+    }
+
+    @Test
     void gcPrintsOneJsonLineAndRefusesARunningServerAndSharedStorage(@TempDir Path dir) throws Exception {
         Path data = dir.resolve("data");
         Files.createDirectories(data);

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import org.openxet.service.Access;
 import org.openxet.service.ServerConfig;
 import org.openxet.service.Services;
+import org.openxet.service.Users;
 import org.openxet.testing.MiniClient;
 import org.openxet.testing.PostgresServer;
 import org.openxet.testing.TestServer;
@@ -14,9 +15,11 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
@@ -74,6 +77,55 @@ class SharedPostgresIndexTest {
             // A token one node mints is good on the other: they hold the same keys.
             assertEquals(200, new MiniClient(second, first.token("user/repo", Access.READ)).reconstruction(2, fileId, null).status());
         }
+    }
+
+    /**
+     * The users of the token routes live in the shared index: one imported from a node's users.json at its start, and
+     * one added later through another node, both get tokens from every node.
+     */
+    @Test
+    void usersAreSharedByEveryNodeOfTheIndex() throws Exception {
+        String url = PostgresServer.get().createDatabase("shared_users");
+        ServerConfig.Storage storage = new ServerConfig.Storage(url, "", "", "us-east-1");
+        Path legacy = Files.createTempDirectory("openxet-legacy");
+        // A node that kept its users in its users.json before its index was shared.
+        String alice = new Users(legacy).add("alice", List.of("models/alice/*"), Access.WRITE);
+        Services.open(ServerConfig.defaults(legacy).withStorage(storage)).close();
+        try (TestServer first = new TestServer(c -> c.withStorage(storage), legacy);
+             TestServer second = new TestServer(c -> c.withStorage(storage), legacy)) {
+            for (TestServer node : List.of(first, second)) {
+                assertEquals(200, node.get("/api/models/alice/x/xet-write-token/main", alice).statusCode());
+            }
+            // Added as `openxet user add` does with an index.url: in another process, so no node's copy knows it yet.
+            String bob = new Users(first.dataDir(), first.services().index()).add("bob", List.of("models/bob/*"), Access.READ);
+            assertFalse(Files.exists(first.dataDir().resolve(Users.FILE)), "a shared index keeps the user, not the node");
+            for (TestServer node : List.of(first, second)) {
+                // An unknown token re-reads the users (at most every 100 ms): the new user works at once, or nearly.
+                assertEquals(200, eventually200(node, "/api/models/bob/x/xet-read-token/main", bob));
+                assertEquals(403, node.get("/api/models/bob/x/xet-write-token/main", bob).statusCode());
+            }
+            // Replacing a user (a new token) retires the old one on every node.
+            String alice2 = new Users(second.dataDir(), second.services().index()).add("alice", List.of("models/alice/*"), Access.WRITE);
+            Thread.sleep(Users.SHARED_REFRESH.toMillis() + 200);
+            for (TestServer node : List.of(first, second)) {
+                assertEquals(401, node.get("/api/models/alice/x/xet-write-token/main", alice).statusCode());
+                assertEquals(200, node.get("/api/models/alice/x/xet-write-token/main", alice2).statusCode());
+            }
+            // A restart of the legacy node imports nothing over the newer alice.
+            Services.open(ServerConfig.defaults(legacy).withStorage(storage)).close();
+            Thread.sleep(Users.SHARED_REFRESH.toMillis() + 200);
+            assertEquals(401, first.get("/api/models/alice/x/xet-write-token/main", alice).statusCode());
+        }
+    }
+
+    /** The status of {@code path}, asked again for up to 2 s while it is not 200. */
+    private static int eventually200(TestServer node, String path, String token) throws Exception {
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        int status;
+        while ((status = node.get(path, token).statusCode()) != 200 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        return status;
     }
 
     /** A node started with keys of its own would refuse its peers' tokens and URLs: it does not start at all. */

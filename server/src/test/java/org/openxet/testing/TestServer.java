@@ -36,14 +36,19 @@ public final class TestServer implements AutoCloseable {
     }
 
     public TestServer(UnaryOperator<ServerConfig> tweak) throws Exception {
-        this(tweak, null);
+        this(tweak, (Path) null);
     }
 
     /** A node holding the keys of {@code keysOf} (another node of a shared index), as an operator sets one up. */
     public TestServer(UnaryOperator<ServerConfig> tweak, TestServer keysOf) throws Exception {
+        this(tweak, keysOf.dataDir());
+    }
+
+    /** A node holding the keys in the data dir {@code keysFrom} (none: fresh keys). */
+    public TestServer(UnaryOperator<ServerConfig> tweak, Path keysFrom) throws Exception {
         dataDir = Files.createTempDirectory("openxet-test");
-        if (keysOf != null) {
-            Files.copy(keysOf.dataDir().resolve(org.openxet.service.Secrets.FILE), dataDir.resolve(org.openxet.service.Secrets.FILE));
+        if (keysFrom != null) {
+            Files.copy(keysFrom.resolve(org.openxet.service.Secrets.FILE), dataDir.resolve(org.openxet.service.Secrets.FILE));
         }
         ServerConfig cfg = tweak.apply(ServerConfig.defaults(dataDir).withHost("127.0.0.1").withPort(0));
         services = Services.open(cfg);
