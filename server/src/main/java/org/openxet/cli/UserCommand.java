@@ -8,6 +8,7 @@ import org.openxet.storage.PostgresIndex;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.concurrent.Callable;
@@ -48,6 +49,11 @@ public final class UserCommand implements Runnable {
             Access access = write ? Access.WRITE : Access.READ;
             String indexUrl = cfg.storage().indexUrl();
             if (indexUrl.isEmpty()) {
+                if (Files.exists(dir.resolve(Users.SHARED_MARKER))) {
+                    System.err.println("openxet user add: the server of " + dir + " keeps its users in its shared index,"
+                            + " not in " + Users.FILE + ": pass its --config, or set OPENXET_INDEX_URL as it has it");
+                    return 2;
+                }
                 System.out.println(new Users(dir).add(name, patterns, access));
                 return 0;
             }

@@ -54,7 +54,9 @@ public final class Services implements AutoCloseable {
         try {
             requireSharedKeys(index, secrets, data);
             // A node that kept its users in users.json before its index was shared hands them to the other nodes.
-            new Users(data, index).importFile();
+            Users users = new Users(data, index);
+            users.importFile();
+            users.markWhereUsersLive();
             bucket = storage.bucketUrl().isEmpty()
                     ? new LocalBucket(data.resolve("bucket"))
                     : S3Bucket.open(storage.bucketUrl(), storage.s3Endpoint(), storage.s3Region());

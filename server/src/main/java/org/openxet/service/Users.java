@@ -36,6 +36,11 @@ import java.util.regex.Pattern;
  */
 public final class Users {
     public static final String FILE = "users.json";
+    /**
+     * Present in the data dir of a node whose users live in its shared index, so that {@code openxet user add} run
+     * there without the index's URL refuses to write a users.json the node would not read.
+     */
+    public static final String SHARED_MARKER = "USERS_IN_INDEX";
     private static final ObjectMapper JSON = new ObjectMapper().setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
 
     /** One user: repository patterns ({@code *} matches any characters) over scopes like {@code models/alice/x}. */
@@ -123,6 +128,17 @@ public final class Users {
         users = shared.users().stream().map(u -> new User(u.name(), u.tokenSha256(), u.repos(), u.access())).toList();
         sharedReadAt = t;
         return true;
+    }
+
+    /** Leaves {@link #SHARED_MARKER} in the data dir when the users are shared, and removes it when they are not. */
+    public void markWhereUsersLive() throws IOException {
+        Path marker = file.resolveSibling(SHARED_MARKER);
+        if (shared == null) {
+            Files.deleteIfExists(marker);
+        } else if (!Files.exists(marker)) {
+            Files.writeString(marker, "This node keeps the users of its token routes in its shared PostgreSQL index, not in "
+                    + FILE + ".\nAdd users with `openxet user add` given the node's --config or OPENXET_INDEX_URL.\n");
+        }
     }
 
     /**

@@ -219,6 +219,16 @@ class CliTest {
             assertEquals("dora", user.name());
             assertTrue(user.allows("models/dora/x", Access.WRITE));
         }
+        // The data dir of a node on that index: user add without the index's URL refuses to write a users.json.
+        Path node = dir.resolve("node");
+        Files.createDirectories(node);
+        org.openxet.service.Services.open(org.openxet.service.ServerConfig.defaults(node)
+                .withStorage(new org.openxet.service.ServerConfig.Storage(url, "", "", "us-east-1"))).close();
+        Run forgot = run("user", "add", "--data", node.toString(), "--name", "eve", "--repos", "models/eve/*");
+        assertEquals(2, forgot.exit());
+        assertEquals("openxet user add: the server of " + node + " keeps its users in its shared index, not in users.json:"
+                + " pass its --config, or set OPENXET_INDEX_URL as it has it", forgot.err());
+        assertFalse(Files.exists(node.resolve(org.openxet.service.Users.FILE)));
         Files.writeString(yaml, "openxet:\n  index:\n    url: jdbc:postgresql://127.0.0.1:1/nowhere\n");
         Run down = run("user", "add", "--data", dir.toString(), "--config", yaml.toString(), "--name", "dora",
                 "--repos", "models/dora/*");
