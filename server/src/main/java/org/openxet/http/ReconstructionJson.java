@@ -72,20 +72,52 @@ public final class ReconstructionJson {
     /** Terms {@code [from, to)} of the plan; a comma precedes every term but the plan's first. */
     static void writeTerms(JsonBytes out, Plan p, byte[][] heads, int from, int to) {
         int[] terms = p.file().terms();
-        for (int t = from; t < to; t++) {
-            byte[] b = out.reserve(MAX_TERM);
+        int t = from;
+        // The plan's first and last terms may be trimmed, so they go through its accessors; every term between them
+        // is read straight from the record, a batch at a time under one capacity check.
+        if (t < to && t == p.firstTerm()) {
+            writeTerm(out, p, heads, terms, t++);
+        }
+        int middleEnd = Math.min(to, p.endTerm() - 1);
+        while (t < middleEnd) {
+            int end = Math.min(middleEnd, t + TERM_BATCH);
+            byte[] b = out.reserve((end - t) * MAX_TERM);
             int q = out.position();
-            if (t > p.firstTerm()) b[q++] = ',';
-            q = JsonBytes.put(b, q, heads[terms[t * FileRecord.TERM_INTS + FileRecord.XORB]]);
-            q = JsonBytes.putNum(b, q, p.unpacked(t));
-            q = JsonBytes.put(b, q, RANGE_START);
-            q = JsonBytes.putNum(b, q, p.chunkStart(t));
-            q = JsonBytes.put(b, q, END);
-            q = JsonBytes.putNum(b, q, p.chunkEnd(t));
-            b[q++] = '}';
-            b[q++] = '}';
+            for (; t < end; t++) {
+                int o = t * FileRecord.TERM_INTS;
+                b[q++] = ',';
+                q = JsonBytes.put(b, q, heads[terms[o + FileRecord.XORB]]);
+                q = JsonBytes.putNum(b, q, Integer.toUnsignedLong(terms[o + FileRecord.UNPACKED]));
+                q = JsonBytes.put(b, q, RANGE_START);
+                q = JsonBytes.putNum(b, q, terms[o + FileRecord.CHUNK_START]);
+                q = JsonBytes.put(b, q, END);
+                q = JsonBytes.putNum(b, q, terms[o + FileRecord.CHUNK_END]);
+                b[q++] = '}';
+                b[q++] = '}';
+            }
             out.position(q);
         }
+        if (t < to) {
+            writeTerm(out, p, heads, terms, t);
+        }
+    }
+
+    /** Terms rendered under one capacity check. */
+    private static final int TERM_BATCH = 256;
+
+    private static void writeTerm(JsonBytes out, Plan p, byte[][] heads, int[] terms, int t) {
+        byte[] b = out.reserve(MAX_TERM);
+        int q = out.position();
+        if (t > p.firstTerm()) b[q++] = ',';
+        q = JsonBytes.put(b, q, heads[terms[t * FileRecord.TERM_INTS + FileRecord.XORB]]);
+        q = JsonBytes.putNum(b, q, p.unpacked(t));
+        q = JsonBytes.put(b, q, RANGE_START);
+        q = JsonBytes.putNum(b, q, p.chunkStart(t));
+        q = JsonBytes.put(b, q, END);
+        q = JsonBytes.putNum(b, q, p.chunkEnd(t));
+        b[q++] = '}';
+        b[q++] = '}';
+        out.position(q);
     }
 
     /** Largest v2 range record: fixed fragments and four numbers. */
