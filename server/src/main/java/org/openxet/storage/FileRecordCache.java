@@ -5,6 +5,7 @@ import org.openxet.protocol.MerkleHash;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -37,6 +38,35 @@ final class FileRecordCache {
     /** Up to 256 MiB, and at most an eighth of the heap. */
     static FileRecordCache forHeap() {
         return new FileRecordCache(Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 8));
+    }
+
+    /** What an index's file query returned for the file: its BLOBs are null when they were left in the database. */
+    record Row(long shardId, long size, byte[] sha256, byte[] xorbRefs, byte[] terms) {
+    }
+
+    /** An index's file query: the scope's row of the file, its BLOBs left out while its shard_id is {@code cachedShard}. */
+    interface Query {
+        Optional<Row> run(long cachedShard) throws IndexException;
+    }
+
+    /**
+     * The file's record through {@code query}: from the cache when the row is still the cached version, else decoded
+     * from the row (and kept when large). Empty when the scope does not see the file.
+     */
+    Optional<FileRecord> read(MerkleHash file, Query query) throws IndexException {
+        Optional<Row> row = query.run(cachedShard(file));
+        if (row.isPresent() && row.get().terms() == null) {
+            FileRecord cached = hit(file, row.get().shardId());
+            if (cached != null) return Optional.of(cached);
+            // The cached version was current but left the cache meanwhile: read it whole.
+            row = query.run(-1);
+        }
+        return row.map(r -> {
+            FileRecord record = new FileRecord(file, r.size(), Packing.hashes(r.xorbRefs()),
+                    Packing.ints(r.terms(), 0, r.terms().length / 4), r.sha256() == null ? null : MerkleHash.fromBytes(r.sha256()));
+            put(r.shardId(), record);
+            return record;
+        });
     }
 
     /** The {@code shard_id} of the cached version of {@code file}, or -1 (never a row id) when none is cached. */

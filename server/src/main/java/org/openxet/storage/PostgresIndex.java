@@ -409,28 +409,10 @@ public final class PostgresIndex implements Index {
 
     @Override
     public Optional<FileRecord> file(MerkleHash fileHash, String scope) throws IndexException {
-        Optional<FileRecord> found = file(fileHash, scope, files.cachedShard(fileHash));
-        // null: the cached version was current but left the cache meanwhile; read it whole.
-        return found != null ? found : file(fileHash, scope, -1);
-    }
-
-    /** The file's row if the scope sees it; its BLOBs are left out (and the cache answers) at {@code cachedShard}. */
-    private Optional<FileRecord> file(MerkleHash fileHash, String scope, long cachedShard) throws IndexException {
-        record Row(long shard, long size, byte[] sha, byte[] xorbRefs, byte[] terms) {
-        }
-        Optional<Row> row = read(() -> db.execute().get(FILE, cachedShard, cachedShard, scope, fileHash.toBytes())
-                .map(r -> new Row(number(r, "shard_id"), number(r, "size"), bytesOrNull(r, "sha256"),
-                        bytesOrNull(r, "xorb_refs"), bytesOrNull(r, "terms"))));
-        if (row.isEmpty()) return Optional.empty();
-        Row r = row.get();
-        if (r.terms() == null) {
-            FileRecord cached = files.hit(fileHash, r.shard());
-            return cached == null ? null : Optional.of(cached);
-        }
-        FileRecord record = new FileRecord(fileHash, r.size(), Packing.hashes(r.xorbRefs()),
-                Packing.ints(r.terms(), 0, r.terms().length / 4), r.sha() == null ? null : MerkleHash.fromBytes(r.sha()));
-        files.put(r.shard(), record);
-        return Optional.of(record);
+        return files.read(fileHash, cachedShard -> read(() -> db.execute()
+                .get(FILE, cachedShard, cachedShard, scope, fileHash.toBytes())
+                .map(r -> new FileRecordCache.Row(number(r, "shard_id"), number(r, "size"), bytesOrNull(r, "sha256"),
+                        bytesOrNull(r, "xorb_refs"), bytesOrNull(r, "terms")))));
     }
 
     /** Decoded large file records (tests look at its hits). */

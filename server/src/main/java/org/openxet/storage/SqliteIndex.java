@@ -322,15 +322,12 @@ public final class SqliteIndex implements Index {
 
     @Override
     public Optional<FileRecord> file(MerkleHash fileHash, String scope) throws IndexException {
-        return read(c -> {
-            Optional<FileRecord> found = file(c, fileHash, scope, files.cachedShard(fileHash));
-            // null: the cached version was current but left the cache meanwhile; read it whole.
-            return found != null ? found : file(c, fileHash, scope, -1);
-        });
+        return files.read(fileHash, cachedShard -> read(c -> fileRow(c, fileHash, scope, cachedShard)));
     }
 
-    /** The file's row if the scope sees it; its BLOBs are left out (and the cache answers) at {@code cachedShard}. */
-    private Optional<FileRecord> file(Connection c, MerkleHash fileHash, String scope, long cachedShard) throws SQLException {
+    /** The file's row if the scope sees it, its BLOBs left out at {@code cachedShard}. */
+    private static Optional<FileRecordCache.Row> fileRow(Connection c, MerkleHash fileHash, String scope, long cachedShard)
+            throws SQLException {
         try (PreparedStatement p = c.prepareStatement("SELECT f.size, f.shard_id, f.sha256, "
                 + "CASE WHEN f.shard_id = ? THEN NULL ELSE f.xorb_refs END, CASE WHEN f.shard_id = ? THEN NULL ELSE f.terms END "
                 + "FROM files f JOIN file_scopes s ON s.file_id = f.id AND s.scope = ? WHERE f.hash = ?")) {
@@ -340,17 +337,8 @@ public final class SqliteIndex implements Index {
             p.setBytes(4, fileHash.toBytes());
             try (ResultSet r = p.executeQuery()) {
                 if (!r.next()) return Optional.empty();
-                long shard = r.getLong(2);
-                byte[] terms = r.getBytes(5);
-                if (terms == null) {
-                    FileRecord cached = files.hit(fileHash, shard);
-                    return cached == null ? null : Optional.of(cached);
-                }
-                byte[] sha = r.getBytes(3);
-                FileRecord record = new FileRecord(fileHash, r.getLong(1), Packing.hashes(r.getBytes(4)),
-                        Packing.ints(terms, 0, terms.length / 4), sha == null ? null : MerkleHash.fromBytes(sha));
-                files.put(shard, record);
-                return Optional.of(record);
+                return Optional.of(new FileRecordCache.Row(r.getLong(2), r.getLong(1), r.getBytes(3), r.getBytes(4),
+                        r.getBytes(5)));
             }
         }
     }
