@@ -86,14 +86,8 @@ public final class ReconstructionJson {
             for (; t < end; t++) {
                 int o = t * FileRecord.TERM_INTS;
                 b[q++] = ',';
-                q = JsonBytes.put(b, q, heads[terms[o + FileRecord.XORB]]);
-                q = JsonBytes.putNum(b, q, Integer.toUnsignedLong(terms[o + FileRecord.UNPACKED]));
-                q = JsonBytes.put(b, q, RANGE_START);
-                q = JsonBytes.putNum(b, q, terms[o + FileRecord.CHUNK_START]);
-                q = JsonBytes.put(b, q, END);
-                q = JsonBytes.putNum(b, q, terms[o + FileRecord.CHUNK_END]);
-                b[q++] = '}';
-                b[q++] = '}';
+                q = putTerm(b, q, heads[terms[o + FileRecord.XORB]], Integer.toUnsignedLong(terms[o + FileRecord.UNPACKED]),
+                        terms[o + FileRecord.CHUNK_START], terms[o + FileRecord.CHUNK_END]);
             }
             out.position(q);
         }
@@ -109,15 +103,22 @@ public final class ReconstructionJson {
         byte[] b = out.reserve(MAX_TERM);
         int q = out.position();
         if (t > p.firstTerm()) b[q++] = ',';
-        q = JsonBytes.put(b, q, heads[terms[t * FileRecord.TERM_INTS + FileRecord.XORB]]);
-        q = JsonBytes.putNum(b, q, p.unpacked(t));
-        q = JsonBytes.put(b, q, RANGE_START);
-        q = JsonBytes.putNum(b, q, p.chunkStart(t));
-        q = JsonBytes.put(b, q, END);
-        q = JsonBytes.putNum(b, q, p.chunkEnd(t));
-        b[q++] = '}';
-        b[q++] = '}';
+        q = putTerm(b, q, heads[terms[t * FileRecord.TERM_INTS + FileRecord.XORB]], p.unpacked(t), p.chunkStart(t),
+                p.chunkEnd(t));
         out.position(q);
+    }
+
+    /** One term record after its xorb's head; returns the position after it. */
+    private static int putTerm(byte[] b, int q, byte[] head, long unpacked, int chunkStart, int chunkEnd) {
+        q = JsonBytes.put(b, q, head);
+        q = JsonBytes.putNum(b, q, unpacked);
+        q = JsonBytes.put(b, q, RANGE_START);
+        q = JsonBytes.putNum(b, q, chunkStart);
+        q = JsonBytes.put(b, q, END);
+        q = JsonBytes.putNum(b, q, chunkEnd);
+        b[q++] = '}';
+        b[q++] = '}';
+        return q;
     }
 
     /** Largest v2 range record: fixed fragments and four numbers. */
