@@ -88,6 +88,9 @@ public interface Index extends AutoCloseable {
         throw new IndexException(SHARED_GC, null);
     }
 
+    /** Why an index private to one data dir answers no user calls (see {@link #keepsUsers}). */
+    String NO_USERS = "this index does not keep users; they are in the data dir's users.json";
+
     /**
      * Whether this index keeps the users of the token routes for every node that shares it. An index private to one
      * data dir does not: the data dir's {@code users.json} holds them.
@@ -98,7 +101,7 @@ public interface Index extends AutoCloseable {
 
     /** Every user, when {@link #keepsUsers()}. */
     default List<StoredUser> users() throws IndexException {
-        throw new IndexException("this index does not keep users; they are in the data dir's users.json", null);
+        throw new IndexException(NO_USERS, null);
     }
 
     /**
@@ -106,7 +109,7 @@ public interface Index extends AutoCloseable {
      * if there is none (an import must not undo a later change made on another node). True when stored.
      */
     default boolean putUser(StoredUser user, boolean replace) throws IndexException {
-        throw new IndexException("this index does not keep users; they are in the data dir's users.json", null);
+        throw new IndexException(NO_USERS, null);
     }
 
     @Override
