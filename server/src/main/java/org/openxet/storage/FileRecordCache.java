@@ -6,7 +6,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Decoded records of large files, so a file many clients download (a popular model) is read and decoded once, not
@@ -29,7 +28,7 @@ final class FileRecordCache {
     private final long capacityBytes;
     private final LinkedHashMap<MerkleHash, Entry> entries = new LinkedHashMap<>(16, 0.75f, true);
     private long bytes;
-    private final AtomicLong hits = new AtomicLong();
+    private long hits;
 
     FileRecordCache(long capacityBytes) {
         this.capacityBytes = capacityBytes;
@@ -81,7 +80,7 @@ final class FileRecordCache {
         if (e == null || e.shardId() != shardId) {
             return null;
         }
-        hits.incrementAndGet();
+        hits++;
         return e.record();
     }
 
@@ -101,8 +100,8 @@ final class FileRecordCache {
     }
 
     /** Records answered from the cache (tests). */
-    long hits() {
-        return hits.get();
+    synchronized long hits() {
+        return hits;
     }
 
     private static long sizeOf(FileRecord r) {
