@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * Signing the fetch URLs of the unmerged 100k-term file (100,000 descriptors over 1,000 xorbs) with {@link UrlSigner}:
  * {@code perDescriptor} signs 100,000 URLs of one range each (the v1 answer's shape, and the seed's "signing 100k URLs
  * over 1,000 xorbs"); {@code perXorbEntry} signs what the v2 answer signs, 1,000 URLs of 100 ranges each. Each URL is
- * written into a small reused {@link JsonBytes}, reset per xorb; the ranges text is formatted as the writer does
+ * written into a small reused {@link JsonBytes}, reset per xorb; the grant is encoded as the writer does
  * ({@link SigningWork}, shared with the latency gate's stage breakdown). Scores are milliseconds for the whole file.
  */
 @State(Scope.Thread)
@@ -37,7 +37,6 @@ public class UrlSignBench {
     private byte[][] hex;
     private SignedUrls urls;
     private JsonBytes out;
-    private JsonBytes ranges;
 
     @Setup
     public void setup() throws Exception {
@@ -50,7 +49,6 @@ public class UrlSignBench {
         new SplittableRandom(3).nextBytes(key);
         urls = new SignedUrls(key, 3600, Clock.systemUTC());
         out = new JsonBytes(null, 1 << 20);
-        ranges = new JsonBytes(null, 8 * 1024);
     }
 
     private UrlSigner signer() {
@@ -59,11 +57,11 @@ public class UrlSignBench {
 
     @Benchmark
     public int perDescriptor() {
-        return SigningWork.perDescriptor(signer(), plan, hex, ranges, out);
+        return SigningWork.perDescriptor(signer(), plan, hex, out);
     }
 
     @Benchmark
     public int perXorbEntry() {
-        return SigningWork.perXorbEntry(signer(), plan, hex, ranges, out);
+        return SigningWork.perXorbEntry(signer(), plan, hex, out);
     }
 }

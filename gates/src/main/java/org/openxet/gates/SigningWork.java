@@ -21,42 +21,31 @@ public final class SigningWork {
     }
 
     /**
-     * What {@link ReconstructionJson#writeV2} signs: per xorb, entries of descriptors whose ranges text stays under
-     * {@link ReconstructionJson#MAX_RANGES_TEXT}, one URL each (ranges text formatting included). Returns the URL count.
+     * What {@link ReconstructionJson#writeV2} signs: per xorb, entries grouped by {@link ReconstructionJson#entryEnd},
+     * one URL each (the grant's encoding included). Returns the URL count.
      */
-    public static int perXorbEntry(UrlSigner signer, Plan p, byte[][] hex, JsonBytes ranges, JsonBytes out) {
+    public static int perXorbEntry(UrlSigner signer, Plan p, byte[][] hex, JsonBytes out) {
         int n = 0;
         for (int x : p.xorbOrder()) {
             int[] d = p.fetch()[x];
-            int m = d.length / 4;
-            int from = 0;
             out.reset();
-            while (from < m) {
-                ranges.reset();
-                int to = from;
-                while (to < m && (to == from || ranges.length() < ReconstructionJson.MAX_RANGES_TEXT)) {
-                    if (to > from) ranges.ch(',');
-                    ranges.num(d[4 * to + 2]).ch('-').num(d[4 * to + 3] - 1L);
-                    to++;
-                }
-                signer.write(out, hex[x], ranges.array(), ranges.length());
+            for (int from = 0, to; from < d.length / 4; from = to) {
+                to = ReconstructionJson.entryEnd(d, from);
+                signer.write(out, hex[x], d, from, to);
                 n++;
-                from = to;
             }
         }
         return n;
     }
 
     /** One URL per fetch descriptor (the v1 answer's shape). Returns the URL count. */
-    public static int perDescriptor(UrlSigner signer, Plan p, byte[][] hex, JsonBytes ranges, JsonBytes out) {
+    public static int perDescriptor(UrlSigner signer, Plan p, byte[][] hex, JsonBytes out) {
         int n = 0;
         for (int x : p.xorbOrder()) {
             int[] d = p.fetch()[x];
             out.reset();
             for (int k = 0; k < d.length / 4; k++) {
-                ranges.reset();
-                ranges.num(d[4 * k + 2]).ch('-').num(d[4 * k + 3] - 1L);
-                signer.write(out, hex[x], ranges.array(), ranges.length());
+                signer.write(out, hex[x], d, k, k + 1);
                 n++;
             }
         }

@@ -40,7 +40,6 @@ final class Stages {
                 services.clock());
         JsonBytes memory = new JsonBytes(null, 64 << 20);
         JsonBytes signed = new JsonBytes(null, 64 * 1024);
-        JsonBytes ranges = new JsonBytes(null, 8 * 1024);
         int warm = Math.max(10, reps / 5);
         double[] file = new double[reps];
         double[] sql = new double[reps];
@@ -68,7 +67,7 @@ final class Stages {
                 Plan p = planner.plan(f, null);
                 long t2 = System.nanoTime();
                 signatures = SigningWork.perXorbEntry(new UrlSigner(urls, base, scope, urls.expiry()), p,
-                        SigningWork.hex(p), ranges, signed);
+                        SigningWork.hex(p), signed);
                 long t3 = System.nanoTime();
                 memory.reset();
                 ReconstructionJson.writeV2(memory, p, new UrlSigner(urls, base, scope, urls.expiry()));

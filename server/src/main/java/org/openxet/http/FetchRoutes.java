@@ -20,7 +20,7 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * {@code GET /v1/fetch/{xorb}?r=&s=&e=&t=}: the signed URLs of reconstruction answers (§5.8). No Authorization header
+ * {@code GET /v1/fetch/{xorb}?g=&s=&e=&t=}: the signed URLs of reconstruction answers (§5.8). No Authorization header
  * (the clients never send one here): the signed query is the credential. Serves exactly the requested ranges — one
  * as a 206, several as {@code multipart/byteranges} (RFC 7233) — streamed from the bucket, never the whole object.
  * Tampered, expired or out-of-grant requests get 403, on which the clients re-query the reconstruction.
@@ -50,7 +50,7 @@ final class FetchRoutes {
     private void fetch(ServerRequest req, ServerResponse res, Grant unused) throws Exception {
         var q = req.query();
         String xorbHex = req.path().pathParameters().get("xorb");
-        SignedUrls.FetchGrant grant = urls.verify(xorbHex, q.first("r").orElse(null),
+        SignedUrls.FetchGrant grant = urls.verify(xorbHex, q.first("g").orElse(null), q.first("r").orElse(null),
                 q.first("s").map(SignedUrls::encodeScope).orElse(null), q.first("e").orElse(null), q.first("t").orElse(null));
         String key = XorbIngest.key(grant.xorb());
         long total = services.bucket().size(key).orElseThrow(() -> new IllegalStateException(

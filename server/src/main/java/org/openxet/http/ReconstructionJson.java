@@ -2,6 +2,7 @@ package org.openxet.http;
 
 import org.openxet.protocol.MerkleHash;
 import org.openxet.service.ReconstructionPlanner.Plan;
+import org.openxet.service.SignedUrls;
 import org.openxet.storage.FileRecord;
 
 /**
@@ -9,7 +10,11 @@ import org.openxet.storage.FileRecord;
  * clients' serde names; every fetch entry gets its own URL (the JS client fails when two entries of a xorb share one).
  */
 public final class ReconstructionJson {
-    /** §5.5: keep each v2 URL under about 8 KiB; the ranges text is most of it. */
+    /**
+     * §5.5: a v2 entry ends once its ranges, written as the decimal {@code s-e,s-e} of a Range header, reach about 7
+     * KiB: upstream splits entries to keep URLs under about 8 KiB, and a client that fetches an entry with one
+     * multi-range request sends that text as its Range header. (Our URLs carry the same ranges in fewer characters.)
+     */
     public static final int MAX_RANGES_TEXT = 7 * 1024;
 
     private static final byte[] OFFSET = JsonBytes.ascii("{\"offset_into_first_range\":");
@@ -147,35 +152,34 @@ public final class ReconstructionJson {
         out.raw(CLOSE2);
     }
 
+    /**
+     * Where the entry that starts at descriptor {@code from} of {@code d} ends (exclusive): descriptors are added while
+     * their decimal ranges text stays under {@link #MAX_RANGES_TEXT}, and an entry has at least one.
+     */
+    public static int entryEnd(int[] d, int from) {
+        int m = d.length / 4;
+        int text = 0;
+        int to = from;
+        while (to < m && (to == from || text < MAX_RANGES_TEXT)) {
+            text += (to > from ? 1 : 0) + JsonBytes.digits(d[4 * to + 2]) + 1 + JsonBytes.digits(d[4 * to + 3] - 1L);
+            to++;
+        }
+        return to;
+    }
+
     /** The fetch entries of xorbs {@code xorbOrder[from, to)}; a comma precedes every xorb but the first. */
     static void writeXorbs(JsonBytes out, Plan p, byte[][] hex, UrlSigner signer, int fromXorb, int toXorb) {
-        JsonBytes ranges = new JsonBytes(null, 8 * 1024);
         for (int i = fromXorb; i < toXorb; i++) {
             int x = p.xorbOrder()[i];
             int[] d = p.fetch()[x];
             if (i > 0) out.ch(',');
             out.ch('"').raw(hex[x]).ch('"').raw(COLON_ARRAY);
             int m = d.length / 4;
-            int from = 0;
-            boolean firstEntry = true;
-            while (from < m) {
-                // Group descriptors into one entry while its ranges text stays under the limit.
-                ranges.reset();
-                int to = from;
-                while (to < m && (to == from || ranges.length() < MAX_RANGES_TEXT)) {
-                    byte[] b = ranges.reserve(26);
-                    int q = ranges.position();
-                    if (to > from) b[q++] = ',';
-                    q = JsonBytes.putNum(b, q, d[4 * to + 2]);
-                    b[q++] = '-';
-                    q = JsonBytes.putNum(b, q, d[4 * to + 3] - 1L);
-                    ranges.position(q);
-                    to++;
-                }
-                if (!firstEntry) out.ch(',');
-                firstEntry = false;
+            for (int from = 0, to; from < m; from = to) {
+                to = entryEnd(d, from);
+                if (from > 0) out.ch(',');
                 out.raw(URL);
-                signer.write(out, hex[x], ranges.array(), ranges.length());
+                signer.write(out, hex[x], d, from, to);
                 out.raw(RANGES);
                 for (int k = from; k < to; k++) {
                     byte[] b = out.reserve(MAX_RANGE);
@@ -194,7 +198,6 @@ public final class ReconstructionJson {
                     out.position(q);
                 }
                 out.raw(END_ENTRY);
-                from = to;
             }
             out.ch(']');
         }
@@ -219,21 +222,24 @@ public final class ReconstructionJson {
             int[] d = p.fetch()[p.xorbOrder()[i]];
             n += (i > 0 ? 1 : 0) + 1 + 64 + 1 + COLON_ARRAY.length + 1;
             int m = d.length / 4;
-            int from = 0;
-            boolean firstEntry = true;
-            while (from < m) {
+            for (int from = 0, to = 0; from < m; from = to) {
+                // One pass per entry: where it ends (the same rule as entryEnd), its records and its URL's grant.
                 int text = 0;
-                int to = from;
+                int grant = 0;
                 long records = 0;
-                while (to < m && (to == from || text < MAX_RANGES_TEXT)) {
-                    text += (to > from ? 1 : 0) + JsonBytes.digits(d[4 * to + 2]) + 1 + JsonBytes.digits(d[4 * to + 3] - 1L);
-                    records += (to > from ? 1 : 0) + rangeFixed + JsonBytes.digits(d[4 * to]) + JsonBytes.digits(d[4 * to + 1])
-                            + JsonBytes.digits(d[4 * to + 2]) + JsonBytes.digits(d[4 * to + 3] - 1L);
-                    to++;
+                long previousEnd = -1;
+                for (; to < m && (to == from || text < MAX_RANGES_TEXT); to++) {
+                    long start = d[4 * to + 2];
+                    long end = d[4 * to + 3] - 1L;
+                    int numbers = JsonBytes.digits(start) + JsonBytes.digits(end);
+                    text += (to > from ? 1 : 0) + numbers + 1;
+                    records += (to > from ? 1 : 0) + rangeFixed + JsonBytes.digits(d[4 * to])
+                            + JsonBytes.digits(d[4 * to + 1]) + numbers;
+                    grant += SignedUrls.grantRangeLength(previousEnd, start, end);
+                    previousEnd = end;
                 }
-                n += (firstEntry ? 0 : 1) + URL.length + signer.urlLength(text) + RANGES.length + records + END_ENTRY.length;
-                firstEntry = false;
-                from = to;
+                n += (from > 0 ? 1 : 0) + URL.length + signer.urlLength(grant) + RANGES.length + records
+                        + END_ENTRY.length;
             }
         }
         return n + CLOSE2.length;
@@ -250,7 +256,6 @@ public final class ReconstructionJson {
     }
 
     static void writeFetchInfo(JsonBytes out, int[] order, int[][] fetch, byte[][] hex, UrlSigner signer) {
-        JsonBytes range = new JsonBytes(null, 64);
         for (int i = 0; i < order.length; i++) {
             int x = order[i];
             int[] d = fetch[x];
@@ -258,10 +263,8 @@ public final class ReconstructionJson {
             out.ch('"').raw(hex[x]).ch('"').raw(COLON_ARRAY);
             for (int k = 0; k < d.length / 4; k++) {
                 if (k > 0) out.ch(',');
-                range.reset();
-                range.num(d[4 * k + 2]).ch('-').num(d[4 * k + 3] - 1L);
                 out.raw(V1_RANGE).num(d[4 * k]).raw(END).num(d[4 * k + 1]).raw(V1_URL);
-                signer.write(out, hex[x], range.array(), range.length());
+                signer.write(out, hex[x], d, k, k + 1);
                 out.raw(V1_URL_RANGE).num(d[4 * k + 2]).raw(END).num(d[4 * k + 3] - 1L).raw(CLOSE2);
             }
             out.ch(']');

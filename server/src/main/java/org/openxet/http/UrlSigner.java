@@ -4,13 +4,15 @@ import org.openxet.service.SignedUrls;
 
 /**
  * Writes signed fetch URLs for one answer: the base, scope and expiry fragments are encoded once per answer and the
- * MAC message is assembled in one reused buffer, so a URL costs one keyed BLAKE3 downcall and a few array copies.
+ * MAC message is assembled in one reused buffer, the grant written straight into it, so a URL costs one keyed BLAKE3
+ * downcall and a few array copies.
  */
 public final class UrlSigner {
-    private static final byte[] R = JsonBytes.ascii("?r=");
+    private static final byte[] G = JsonBytes.ascii("?g=");
     private static final byte[] S = JsonBytes.ascii("&s=");
     private static final byte[] E = JsonBytes.ascii("&e=");
     private static final byte[] T = JsonBytes.ascii("&t=");
+    private static final byte[] PREFIX = JsonBytes.ascii(SignedUrls.GRANT_MESSAGE_PREFIX);
 
     private final SignedUrls urls;
     private final byte[] prefix;
@@ -39,31 +41,39 @@ public final class UrlSigner {
         this.expiry = JsonBytes.ascii(Long.toString(expiry));
     }
 
-    /** Length of the URL {@link #write} produces for a ranges text of {@code rangesLength} bytes. */
-    int urlLength(int rangesLength) {
-        return prefix.length + 64 + R.length + rangesLength + S.length + scope.length + E.length + expiry.length
+    /** Length of a URL {@link #write} produces whose grant text is {@code grantLength} characters long. */
+    int urlLength(int grantLength) {
+        return prefix.length + 64 + G.length + grantLength + S.length + scope.length + E.length + expiry.length
                 + T.length + tag.length;
     }
 
-    /** Appends the URL granting {@code ranges[0, rangesLength)} (the "s-e,s-e" text) of the xorb {@code hex}. */
-    public void write(JsonBytes out, byte[] hex, byte[] ranges, int rangesLength) {
-        int len = hex.length + 1 + rangesLength + 1 + scope.length + 1 + expiry.length;
-        if (msg.length < len) {
-            msg = new byte[2 * len];
+    /**
+     * Appends the URL granting the byte ranges of descriptors {@code [from, to)} of {@code d} in the xorb {@code hex}:
+     * four ints per descriptor (chunk start, chunk end, byte start, byte end exclusive), as the planner makes them.
+     */
+    public void write(JsonBytes out, byte[] hex, int[] d, int from, int to) {
+        int max = PREFIX.length + hex.length + 1 + (to - from) * SignedUrls.MAX_GRANT_RANGE_CHARS + 1 + scope.length + 1
+                + expiry.length;
+        if (msg.length < max) {
+            msg = new byte[2 * max];
         }
-        int p = 0;
-        System.arraycopy(hex, 0, msg, p, hex.length);
-        p += hex.length;
+        int p = JsonBytes.put(msg, 0, PREFIX);
+        p = JsonBytes.put(msg, p, hex);
         msg[p++] = '\n';
-        System.arraycopy(ranges, 0, msg, p, rangesLength);
-        p += rangesLength;
+        int grantStart = p;
+        long previousEnd = -1;
+        for (int k = from; k < to; k++) {
+            long end = d[4 * k + 3] - 1L;
+            p = SignedUrls.putGrantRange(msg, p, previousEnd, d[4 * k + 2], end);
+            previousEnd = end;
+        }
+        int grantEnd = p;
         msg[p++] = '\n';
-        System.arraycopy(scope, 0, msg, p, scope.length);
-        p += scope.length;
+        p = JsonBytes.put(msg, p, scope);
         msg[p++] = '\n';
-        System.arraycopy(expiry, 0, msg, p, expiry.length);
-        p += expiry.length;
+        p = JsonBytes.put(msg, p, expiry);
         urls.tag(msg, p, scratch, tag, 0);
-        out.raw(prefix).raw(hex).raw(R).raw(ranges, 0, rangesLength).raw(S).raw(scope).raw(E).raw(expiry).raw(T).raw(tag);
+        out.raw(prefix).raw(hex).raw(G).raw(msg, grantStart, grantEnd - grantStart).raw(S).raw(scope).raw(E).raw(expiry)
+                .raw(T).raw(tag);
     }
 }

@@ -25,6 +25,7 @@ import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -77,8 +78,9 @@ class DownloadPathTest {
     }
 
     /**
-     * A file using every other chunk of one 1,000-chunk xorb: 500 scattered ranges of one xorb, so its v2 entry's URL
-     * carries about 7 KiB of granted ranges. Every URL the server hands out must be fetchable through its own listener.
+     * A file using every other chunk of one 1,000-chunk xorb: 500 scattered ranges of one xorb, so its v2 entries hold
+     * about 7 KiB of ranges as a Range header writes them. Every URL the server hands out must be fetchable through its
+     * own listener, and an entry's ranges in one multi-range request too.
      */
     @Test
     void aFileScatteredOverOneXorbDownloadsThroughItsLongestUrls() throws Exception {
@@ -117,11 +119,26 @@ class DownloadPathTest {
 
         MiniClient.Answer a = client.reconstruction(2, file.hex(), null);
         assertEquals(200, a.status(), a.body());
-        int longest = 0;
+        JsonNode longest = null;
+        String longestHeader = "";
         for (JsonNode entry : a.json().get("xorbs").get(xorb.hex())) {
-            longest = Math.max(longest, entry.get("url").asText().length());
+            StringBuilder header = new StringBuilder("bytes=");
+            for (JsonNode range : entry.get("ranges")) {
+                if (header.length() > 6) header.append(',');
+                header.append(range.get("bytes").get("start").asLong()).append('-').append(range.get("bytes").get("end").asLong());
+            }
+            if (header.length() > longestHeader.length()) {
+                longest = entry;
+                longestHeader = header.toString();
+            }
         }
-        assertTrue(longest > 6 * 1024, "longest URL " + longest + " characters");
+        assertTrue(longestHeader.length() > 6 * 1024, "longest Range header " + longestHeader.length() + " characters");
+        // The grant is compact: the URL carrying those ranges is far shorter than their decimal text.
+        assertTrue(longest.get("url").asText().length() < longestHeader.length() / 2, longest.get("url").asText());
+        HttpResponse<byte[]> multi = fetch(longest.get("url").asText(), longestHeader);
+        assertEquals(206, multi.statusCode());
+        String type = multi.headers().firstValue("content-type").orElseThrow();
+        assertEquals(longest.get("ranges").size(), Multipart.parse(multi.body(), type.substring(type.indexOf('=') + 1)).size());
         for (int version : new int[]{2, 1}) {
             assertArrayEquals(expected.toByteArray(), client.download(version, file.hex(), null), "v" + version);
         }
@@ -246,7 +263,10 @@ class DownloadPathTest {
         // Outside the grant: past its end, or another part of the object.
         assertEquals(403, fetch(url, "bytes=" + start + "-" + (end + 1)).statusCode());
         // Tampered: a widened range, another scope, a later expiry, a flipped tag.
-        assertEquals(403, fetch(url.replace("r=" + start + "-" + end, "r=" + start + "-" + (end + 1000)), null).statusCode());
+        String grant = "g=" + org.openxet.service.SignedUrls.grant(new long[]{start, end});
+        assertTrue(url.contains(grant), url);
+        String widened = "g=" + org.openxet.service.SignedUrls.grant(new long[]{start, end + 1000});
+        assertEquals(403, fetch(url.replace(grant, widened), null).statusCode());
         assertEquals(403, fetch(url.replace("&s=user%2Frepo", "&s=other%2Frepo"), null).statusCode());
         assertEquals(403, fetch(url.replaceAll("&e=(\\d+)", "&e=9$1"), null).statusCode());
         String tag = url.substring(url.indexOf("&t=") + 3);
@@ -262,6 +282,30 @@ class DownloadPathTest {
         HttpResponse<byte[]> all = fetch(url, null);
         assertEquals(206, all.statusCode());
         assertEquals(end - start + 1, all.body().length);
+    }
+
+    @Test
+    void urlsOfTheOlderDecimalFormStillFetchUntilTheyExpire() throws Exception {
+        // What nodes before the compact grant minted: r=<s-e> and a tag over "hex\nranges\nscope\nexpiry".
+        String id = Vectors.capture("single-r1m").get("files").get(0).get("client_xet_hash").asText();
+        JsonNode answer = client.reconstruction(2, id, "bytes=0-100000").json();
+        var first = answer.get("xorbs").fields().next();
+        JsonNode bytes = first.getValue().get(0).get("ranges").get(0).get("bytes");
+        long start = bytes.get("start").asLong();
+        long end = bytes.get("end").asLong();
+        var urls = new org.openxet.service.SignedUrls(server.services().secrets().urlKey(), 600, server.services().clock());
+        long expiry = urls.expiry();
+        String ranges = start + "-" + end;
+        byte[] msg = (first.getKey() + "\n" + ranges + "\nuser%2Frepo\n" + expiry).getBytes(StandardCharsets.US_ASCII);
+        byte[] tag = new byte[32];
+        urls.tag(msg, msg.length, new byte[32], tag, 0);
+        String legacy = "http://127.0.0.1:" + server.port() + "/v1/fetch/" + first.getKey() + "?r=" + ranges
+                + "&s=user%2Frepo&e=" + expiry + "&t=" + new String(tag, StandardCharsets.US_ASCII);
+        HttpResponse<byte[]> fetched = fetch(legacy, "bytes=" + start + "-" + end);
+        assertEquals(206, fetched.statusCode());
+        assertEquals(end - start + 1, fetched.body().length);
+        assertEquals(403, fetch(legacy, "bytes=" + start + "-" + (end + 1)).statusCode());
+        assertEquals(403, fetch(legacy.replace("r=" + ranges, "r=" + start + "-" + (end + 1)), null).statusCode());
     }
 
     @Test
