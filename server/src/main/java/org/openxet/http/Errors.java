@@ -16,13 +16,17 @@ import org.openxet.storage.BucketException;
 
 import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLTransientConnectionException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * The one place exceptions become statuses: every 4xx/5xx carries {@code {"error": code, "message": text}} and is
  * logged (4xx as the client's fault at INFO, 5xx with its stack at WARNING, except a deliberate 5xx: an
- * {@link HttpError} or a busy 503, INFO without a stack). Never logs a token: messages are ours.
+ * {@link HttpError} or a busy 503, INFO without a stack; and a store outage's 503, one WARNING line without a stack).
+ * Never logs a token: messages are ours.
  */
 public final class Errors {
     private static final Logger LOG = Logger.getLogger("org.openxet.http.errors");
@@ -45,10 +49,38 @@ public final class Errors {
             case HashMismatchException e -> new Mapped(400, "hash_mismatch", e.getMessage());
             case FormatException e -> new Mapped(400, "invalid_format", e.getMessage());
             case ShardRegistration.Busy e -> new Mapped(503, "busy", e.getMessage());
-            default -> storageFull(t)
-                    ? new Mapped(507, "insufficient_storage", "the server's storage is full; nothing was stored")
-                    : new Mapped(500, "internal", "internal error: " + t.getClass().getSimpleName());
+            default -> {
+                if (storageFull(t)) {
+                    yield new Mapped(507, "insufficient_storage", "the server's storage is full; nothing was stored");
+                }
+                String store = unavailableStore(t);
+                yield store != null
+                        ? new Mapped(503, "storage_unavailable", "the server's " + store + " is unavailable; retry later")
+                        : new Mapped(500, "internal", "internal error: " + t.getClass().getSimpleName());
+            }
         };
+    }
+
+    /**
+     * Which store the server depends on failed to answer, or null: the object store (every {@link BucketException}:
+     * unreachable, refused, timed out or an error answer, see there) or the index's database connection (JDBC's
+     * connection exceptions and SQL states, class 08 "connection exception" and 57P "operator intervention", which
+     * PostgreSQL sends when it shuts down or is still starting). Such a failure is the server's, passes, and is worth
+     * a retry elsewhere or later: a 503 with Retry-After, which clients retry and load balancers route around, not
+     * a 500 that looks like a bug. Any other database error stays a 500.
+     */
+    static String unavailableStore(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof BucketException) {
+                return "object store";
+            }
+            if (c instanceof SQLTransientConnectionException || c instanceof SQLNonTransientConnectionException
+                    || (c instanceof SQLException e && e.getSQLState() != null
+                    && (e.getSQLState().startsWith("08") || e.getSQLState().startsWith("57P")))) {
+                return "index";
+            }
+        }
+        return null;
     }
 
     /**
@@ -86,7 +118,10 @@ public final class Errors {
             throw t instanceof ServerConnectionException e ? e : new ServerConnectionException("client went away", t);
         }
         Mapped m = map(t);
-        if (m.status() >= 500 && !(t instanceof HttpError) && !(t instanceof ShardRegistration.Busy)) {
+        if (m.code().equals("storage_unavailable")) {
+            // One line, no stack: an outage fails every request until it ends, and the cause says all there is.
+            LOG.warning(where + " -> 503 storage_unavailable: " + loggable(t + " (cause: " + rootMessage(t) + ")"));
+        } else if (m.status() >= 500 && !(t instanceof HttpError) && !(t instanceof ShardRegistration.Busy)) {
             LOG.log(Level.WARNING, where + " failed: " + loggable(t.toString()), t);
         } else {
             LOG.info(where + " -> " + m.status() + " " + m.code() + ": " + loggable(m.message()));

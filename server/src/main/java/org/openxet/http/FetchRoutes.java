@@ -80,18 +80,27 @@ final class FetchRoutes {
                 throw new HttpError(416, "range_not_satisfiable", "bytes " + s.start() + "-" + s.end() + " past the object end");
             }
         }
-        if (spans.size() == 1) {
-            Span s = spans.get(0);
-            res.status(206);
-            res.header(HeaderNames.CONTENT_TYPE, "application/octet-stream");
-            res.header(HeaderNames.CONTENT_RANGE, "bytes " + s.start() + "-" + s.end() + "/" + total);
-            res.contentLength(s.length());
-            try (OutputStream out = res.outputStream()) {
-                copy(key, s, out);
+        // The first range is opened before the response is begun: a store that fails to answer is still a clean 503
+        // (Errors), where a failure after the headers can only cut the connection.
+        try (InputStream first = services.bucket().openRange(key, spans.get(0).start(), spans.get(0).length())) {
+            if (spans.size() == 1) {
+                Span s = spans.get(0);
+                res.status(206);
+                res.header(HeaderNames.CONTENT_TYPE, "application/octet-stream");
+                res.header(HeaderNames.CONTENT_RANGE, "bytes " + s.start() + "-" + s.end() + "/" + total);
+                res.contentLength(s.length());
+                try (OutputStream out = res.outputStream()) {
+                    copy(key, first, s, out);
+                }
+                metrics.fetched(s.length());
+                return;
             }
-            metrics.fetched(s.length());
-            return;
+            multipart(res, key, total, spans, first);
         }
+    }
+
+    private void multipart(ServerResponse res, String key, long total, List<Span> spans, InputStream first)
+            throws IOException {
         String boundary = "openxet-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
         List<byte[]> heads = new ArrayList<>();
         long length = 0;
@@ -109,7 +118,13 @@ final class FetchRoutes {
         try (OutputStream out = res.outputStream()) {
             for (int i = 0; i < spans.size(); i++) {
                 out.write(heads.get(i));
-                copy(key, spans.get(i), out);
+                if (i == 0) {
+                    copy(key, first, spans.get(i), out);
+                } else {
+                    try (InputStream in = services.bucket().openRange(key, spans.get(i).start(), spans.get(i).length())) {
+                        copy(key, in, spans.get(i), out);
+                    }
+                }
                 out.write('\r');
                 out.write('\n');
             }
@@ -118,16 +133,14 @@ final class FetchRoutes {
         metrics.fetched(length);
     }
 
-    private void copy(String key, Span s, OutputStream out) throws IOException {
-        try (InputStream in = services.bucket().openRange(key, s.start(), s.length())) {
-            byte[] buf = new byte[(int) Math.min(COPY_BUFFER, s.length())];
-            long left = s.length();
-            while (left > 0) {
-                int n = in.read(buf, 0, (int) Math.min(buf.length, left));
-                if (n < 0) throw new IOException("object " + key + " ended early");
-                out.write(buf, 0, n);
-                left -= n;
-            }
+    private static void copy(String key, InputStream in, Span s, OutputStream out) throws IOException {
+        byte[] buf = new byte[(int) Math.min(COPY_BUFFER, s.length())];
+        long left = s.length();
+        while (left > 0) {
+            int n = in.read(buf, 0, (int) Math.min(buf.length, left));
+            if (n < 0) throw new IOException("object " + key + " ended early");
+            out.write(buf, 0, n);
+            left -= n;
         }
     }
 }

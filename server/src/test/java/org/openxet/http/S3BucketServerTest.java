@@ -8,6 +8,7 @@ import org.openxet.protocol.shard.Shard;
 import org.openxet.protocol.shard.ShardParser;
 import org.openxet.service.Access;
 import org.openxet.service.XorbIngest;
+import org.openxet.testing.LogCapture;
 import org.openxet.testing.MiniClient;
 import org.openxet.testing.S3Server;
 import org.openxet.testing.TestServer;
@@ -73,8 +74,9 @@ class S3BucketServerTest {
     }
 
     /**
-     * With the store gone, an upload gets a 5xx (which the clients retry) in the server's JSON error form and leaves no
-     * index row behind, and a fetch gets a 5xx too; reconstructions, answered from the index alone, still work.
+     * With the store gone, an upload gets a 503 with Retry-After (which the clients retry and load balancers route
+     * around) in the server's JSON error form, logged as one line, and leaves no index row behind; a fetch gets the
+     * same 503; reconstructions, answered from the index alone, still work.
      */
     @Test
     void aStoreOutageAnswersRetryable5xxAndRegistersNothing() throws Exception {
@@ -90,17 +92,26 @@ class S3BucketServerTest {
                 own.close();
 
                 JsonNode x = Vectors.capture("single-r3m").get("xorbs").get(0);
-                HttpResponse<String> upload = s.post("/v1/xorbs/default/" + x.get("xorb_hash").asText(), write,
-                        Vectors.bytes(x.get("file").asText()));
-                assertEquals(500, upload.statusCode(), upload.body());
-                assertEquals("internal", JSON.readTree(upload.body()).get("error").asText(), upload.body());
-                assertFalse(s.services().index().hasXorb(MerkleHash.of(x.get("xorb_hash").asText())));
-                assertEquals(1L, s.services().index().rowCounts().get("xorbs"));
+                try (LogCapture log = new LogCapture()) {
+                    HttpResponse<String> upload = s.post("/v1/xorbs/default/" + x.get("xorb_hash").asText(), write,
+                            Vectors.bytes(x.get("file").asText()));
+                    assertEquals(503, upload.statusCode(), upload.body());
+                    assertEquals("storage_unavailable", JSON.readTree(upload.body()).get("error").asText(), upload.body());
+                    assertEquals("10", upload.headers().firstValue("retry-after").orElse(null));
+                    assertFalse(s.services().index().hasXorb(MerkleHash.of(x.get("xorb_hash").asText())));
+                    assertEquals(1L, s.services().index().rowCounts().get("xorbs"));
 
-                HttpResponse<String> fetch = s.send(HttpRequest.newBuilder(URI.create(entry.get("url").asText())).GET().build());
-                assertEquals(500, fetch.statusCode(), fetch.body());
-                assertEquals("internal", JSON.readTree(fetch.body()).get("error").asText());
-                assertEquals(200, client.reconstruction(2, fileId, null).status());
+                    HttpResponse<String> fetch = s.send(HttpRequest.newBuilder(URI.create(entry.get("url").asText())).GET().build());
+                    assertEquals(503, fetch.statusCode(), fetch.body());
+                    assertEquals("the server's object store is unavailable; retry later",
+                            JSON.readTree(fetch.body()).get("message").asText());
+                    assertEquals(200, client.reconstruction(2, fileId, null).status());
+                    List<String> lines = log.warnings();
+                    assertEquals(2, lines.size(), lines.toString());
+                    assertTrue(lines.stream().allMatch(l -> l.contains("-> 503 storage_unavailable: ")
+                            && l.contains("S3 bucket")), lines.toString());
+                    assertEquals(0, log.withStacks("org.openxet"));
+                }
             }
         }
     }

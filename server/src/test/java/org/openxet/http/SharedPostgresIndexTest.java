@@ -6,6 +6,7 @@ import org.openxet.service.Access;
 import org.openxet.service.ServerConfig;
 import org.openxet.service.Services;
 import org.openxet.service.Users;
+import org.openxet.testing.LogCapture;
 import org.openxet.testing.MiniClient;
 import org.openxet.testing.PostgresServer;
 import org.openxet.testing.TestServer;
@@ -21,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Two real servers ({@code index.url} set) on one PostgreSQL database, each with its own data dir: what one node
@@ -126,6 +128,42 @@ class SharedPostgresIndexTest {
             Thread.sleep(50);
         }
         return status;
+    }
+
+    /**
+     * The index's database goes away: a request that needs it gets a 503 with Retry-After (clients retry it, load
+     * balancers route around it) and one WARNING line without a stack, not a 500; once the database is back the node
+     * answers again by itself.
+     */
+    @Test
+    void anIndexOutageAnswers503UntilTheDatabaseIsBack() throws Exception {
+        String url = PostgresServer.get().createDatabase("outage_http");
+        ServerConfig.Storage storage = new ServerConfig.Storage(url, "", "", "us-east-1");
+        String fileId = Vectors.capture(SCENARIO).get("files").get(0).get("client_xet_hash").asText();
+        try (TestServer node = new TestServer(c -> c.withStorage(storage))) {
+            UploadPathTest.uploadScenario(node, SCENARIO, node.writeToken());
+            String read = node.token("user/repo", Access.READ);
+            String path = "/v2/reconstructions/" + fileId;
+            assertEquals(200, node.get(path, read).statusCode());
+            try (LogCapture log = new LogCapture()) {
+                try (PostgresServer.Outage outage = PostgresServer.get().outage(PostgresServer.databaseOf(url))) {
+                    HttpResponse<String> down = node.get(path, read);
+                    assertEquals(503, down.statusCode(), down.body());
+                    assertEquals("{\"error\":\"storage_unavailable\",\"message\":\"the server's index is unavailable; retry "
+                            + "later\"}", down.body());
+                    assertEquals("10", down.headers().firstValue("retry-after").orElse(null));
+                }
+                assertTrue(log.warnings().stream().anyMatch(l -> l.contains("GET " + path + " -> 503 storage_unavailable: ")),
+                        log.warnings().toString());
+                assertEquals(0, log.withStacks("org.openxet"), log.messages().toString());
+            }
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            int status;
+            while ((status = node.get(path, read).statusCode()) != 200 && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertEquals(200, status);
+        }
     }
 
     /** A node started with keys of its own would refuse its peers' tokens and URLs: it does not start at all. */

@@ -38,6 +38,14 @@ public final class LogCapture extends Handler implements AutoCloseable {
         }
     }
 
+    /** How many records of loggers named {@code prefix}... carry a throwable (a stack in the log). */
+    public long withStacks(String prefix) {
+        synchronized (records) {
+            return records.stream().filter(r -> r.getThrown() != null && r.getLoggerName() != null
+                    && r.getLoggerName().startsWith(prefix)).count();
+        }
+    }
+
     /** Messages of records at WARNING or above. */
     public List<String> warnings() {
         synchronized (records) {
