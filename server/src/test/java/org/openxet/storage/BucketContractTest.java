@@ -144,6 +144,20 @@ abstract class BucketContractTest {
         assertEquals(Set.of(XORB_A, XORB_B, SHARD, other), new HashSet<>(bucket.list("")));
     }
 
+    /** More keys than one page of an S3 listing (1,000): recovery must see every object, not the first page. */
+    @Test
+    void listReturnsEveryKeyPastOnePageOfAListing() throws Exception {
+        Set<String> keys = new HashSet<>();
+        for (int i = 0; i < 1_005; i++) {
+            String key = "xorbs/default/" + String.format("%064x", i);
+            bucket.put(key, new byte[]{(byte) i});
+            keys.add(key);
+        }
+        List<String> listed = bucket.list("xorbs");
+        assertEquals(keys.size(), listed.size());
+        assertEquals(keys, new HashSet<>(listed));
+    }
+
     @Test
     void overwritingWithIdenticalBytesKeepsOneObject() throws Exception {
         byte[] data = random(1_000, 7);
