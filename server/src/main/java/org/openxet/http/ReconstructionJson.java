@@ -212,9 +212,24 @@ public final class ReconstructionJson {
         long n = OFFSET.length + JsonBytes.digits(p.offsetIntoFirstRange()) + TERMS.length;
         int head = TERM_HASH.length + 2 + 64 + UNPACKED.length;
         int fixed = head + RANGE_START.length + END.length + 2;
-        for (int t = p.firstTerm(); t < p.endTerm(); t++) {
-            n += (t > p.firstTerm() ? 1 : 0) + fixed + JsonBytes.digits(p.unpacked(t))
-                    + JsonBytes.digits(p.chunkStart(t)) + JsonBytes.digits(p.chunkEnd(t));
+        int first = p.firstTerm();
+        int last = p.endTerm() - 1;
+        if (last >= first) {
+            // Commas between terms; the first and last terms through the plan (they may be trimmed), the others
+            // straight from the record, as writeTerms renders them.
+            n += (last - first) + (long) (last - first + 1) * fixed;
+            n += JsonBytes.digits(p.unpacked(first)) + JsonBytes.digits(p.chunkStart(first))
+                    + JsonBytes.digits(p.chunkEnd(first));
+            int[] terms = p.file().terms();
+            for (int t = first + 1; t < last; t++) {
+                int o = t * FileRecord.TERM_INTS;
+                n += JsonBytes.digits(Integer.toUnsignedLong(terms[o + FileRecord.UNPACKED]))
+                        + JsonBytes.digits(terms[o + FileRecord.CHUNK_START]) + JsonBytes.digits(terms[o + FileRecord.CHUNK_END]);
+            }
+            if (last > first) {
+                n += JsonBytes.digits(p.unpacked(last)) + JsonBytes.digits(p.chunkStart(last))
+                        + JsonBytes.digits(p.chunkEnd(last));
+            }
         }
         n += XORBS.length;
         int rangeFixed = CHUNKS.length + END.length + BYTES.length + END.length + 2;
