@@ -13,8 +13,10 @@
 import { readFileSync, existsSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, resolve } from "node:path";
+import { deepStrictEqual } from "node:assert";
 import * as hub from "@huggingface/hub";
 import * as hubV1 from "hub-v1";
+import { getChunks, hashToHex, MerkleHashSubtree, verificationHash } from "@huggingface/xetchunk-wasm";
 import { HubEmulator } from "./lib/hub-emulator.mjs";
 import { RouteTokens } from "./lib/cas-tokens.mjs";
 import { RequestLog, casKind } from "./lib/recording-fetch.mjs";
@@ -260,9 +262,12 @@ async function editLeg() {
 
 /**
  * 2.17.5's "edit" operation on a downloaded XetBlob: the client asks the CAS for the file's layout (a reconstruction
- * without Range, with the write token) and for `/v2/file-chunk-hashes`; when the latter is not served it falls back
- * to reading the original through the XetBlob and re-chunking it. Either way the result must download intact and
- * the unchanged chunks must dedup.
+ * without Range, with the write token) and for `/v2/file-chunk-hashes` (§5.9), then reads and re-chunks only the
+ * windows around the edit and composes the file hash from the gaps' partial merkle trees. openxet serves it, so the
+ * answer must be 200, the shard the client composes must pass openxet's validation (which recomputes the file hash
+ * and the verification hashes from the chunks: a wrong gap tree fails the commit), and the result must download
+ * intact. (The client still reads the whole original during the commit, for the new file's SHA-256, with or without
+ * the endpoint: what the endpoint saves it is re-chunking the unchanged parts.)
  */
 async function editOperationLeg() {
 	const at = 1_000_000;
@@ -280,16 +285,76 @@ async function editOperationLeg() {
 		const chunkHashes = requestLog.since(mark).filter((e) => e.url.pathname.startsWith("/v2/file-chunk-hashes/"));
 		const limit = target.bytes.length / 10;
 		assert(sent.xorbBytes < limit, `${fmtBytes(sent.xorbBytes)} POSTed to /v1/xorbs, limit ${fmtBytes(limit)}`);
-		return (
-			`${fmtBytes(sent.xorbBytes)} of xorbs; /v2/file-chunk-hashes answered ` +
-			(chunkHashes.map((e) => e.status).join(", ") || "(not asked)")
-		);
+		const answered = chunkHashes.map((e) => e.status).join(", ") || "(not asked)";
+		assert(answered === "200", `/v2/file-chunk-hashes answered ${answered}, expected one 200`);
+		return `${fmtBytes(sent.xorbBytes)} of xorbs; /v2/file-chunk-hashes answered 200, the composed shard passed validation`;
 	});
 	if (ok) {
 		await downloadLeg(`edit operation, v2 parallel (hub ${versions.hub})`, hub, bucket, [target], { quick: true, api: "/v2/reconstructions" });
 	} else {
 		skip("edit-operation download leg", "the edit commit failed");
 	}
+}
+
+/**
+ * openxet's `/v2/file-chunk-hashes` answer against the client library's own implementation: the JS chunker
+ * (`@huggingface/xetchunk-wasm`, the one 2.17.5 uploaded the file with) re-chunks the original, and for each gap
+ * between the windows the library's `MerkleHashSubtree.fromChunks(...).toJSON()` must equal openxet's tree, and each
+ * term no window touches must have the library's `verificationHash` of its chunks, in order.
+ */
+async function chunkHashesOracleLeg() {
+	const dirty = [
+		[1_000_000, 1_000_050],
+		[3_000_000, 3_000_001],
+		[3_010_000, 3_020_000],
+	];
+	await check(`/v2/file-chunk-hashes of ${edited5m.path} for ${dirty.length} dirty ranges equals @huggingface/xetchunk-wasm's trees`, async () => {
+		const file = emulator.files.get("bucket/interop/files")?.get(edited5m.path);
+		assert(file, `${edited5m.path} is not registered (its commit failed)`);
+		const token = await tokens.get({ access: "read", repoType: "bucket", repoName: "interop/files", rev: "main" });
+		assert(token.status === 200, `read token: ${token.status} ${token.text}`);
+		const auth = { Authorization: `Bearer ${token.json.accessToken}` };
+		const resp = await fetch(`${token.json.casUrl}/v2/file-chunk-hashes/${file.xetHash}`, {
+			headers: { ...auth, "X-Range-Dirty": "bytes=" + dirty.map(([a, b]) => `${a}-${b - 1}`).join(",") },
+		});
+		const body = await resp.text();
+		assert(resp.status === 200, `answered ${resp.status}: ${body}`);
+		const answer = JSON.parse(body);
+
+		const chunks = getChunks(edited5m.bytes);
+		const ends = [];
+		let at = 0;
+		for (const c of chunks) ends.push((at += c.length));
+		const boundaries = new Set([0, ...ends]);
+		assert(answer.totalChunks === chunks.length, `totalChunks ${answer.totalChunks}, the JS chunker made ${chunks.length}`);
+		assert(answer.fileSize === edited5m.bytes.length, `fileSize ${answer.fileSize}`);
+		const windows = answer.windows.map((w) => w.dirtyByteRange);
+		for (const [a, b] of windows) assert(boundaries.has(a) && boundaries.has(b), `window [${a}, ${b}) is not on chunk boundaries`);
+		for (const [a, b] of dirty) {
+			assert(windows.some(([s, e]) => s <= a && b <= e), `no window covers the dirty range [${a}, ${b})`);
+		}
+		assert(answer.hashRanges.length === windows.length + 1, `${answer.hashRanges.length} hashRanges for ${windows.length} windows`);
+		const inside = (lo, hi) => chunks.filter((c, k) => ends[k] - c.length >= lo && ends[k] <= hi);
+		for (let i = 0; i <= windows.length; i++) {
+			const gap = inside(i === 0 ? 0 : windows[i - 1][1], i === windows.length ? at : windows[i][0]);
+			const expected = gap.length ? MerkleHashSubtree.fromChunks(i === 0, gap, i === windows.length).toJSON() : null;
+			deepStrictEqual(answer.hashRanges[i], expected, `gap ${i} of ${windows.length + 1}`);
+		}
+		// The file's terms, from its reconstruction: each term's chunks are the file's chunks over its bytes.
+		const rec = await fetch(`${token.json.casUrl}/v2/reconstructions/${file.xetHash}`, { headers: auth });
+		assert(rec.status === 200, `reconstruction: ${rec.status}`);
+		const expectedVerification = [];
+		let termStart = 0;
+		for (const term of (await rec.json()).terms) {
+			const termEnd = termStart + term.unpacked_length;
+			if (!windows.some(([s, e]) => s < termEnd && termStart < e)) {
+				expectedVerification.push(hashToHex(verificationHash(inside(termStart, termEnd).map((c) => c.hash))));
+			}
+			termStart = termEnd;
+		}
+		deepStrictEqual(answer.gapVerification, expectedVerification, "gapVerification");
+		return `${windows.length} windows (${windows.map(([a, b]) => fmtBytes(b - a)).join(", ")}), ${answer.hashRanges.filter(Boolean).length} gap trees, ${answer.gapVerification.length} untouched terms`;
+	});
 }
 
 /** A file larger than one xorb: uploaded as several xorbs, read back across the boundary. */
@@ -518,6 +583,7 @@ try {
 		});
 		await downloadLeg(`edited, v1 (hub ${versions.hubV1})`, hubV1, bucket, editedList, { api: "/v1/reconstructions" });
 		await editOperationLeg();
+		await chunkHashesOracleLeg();
 		const ttl = Number(process.env.OPENXET_URL_TTL_SECONDS);
 		if (ttl > 0) await expiredUrlLeg(ttl);
 		else skip("expired-URL leg", "OPENXET_URL_TTL_SECONDS not set (the server's URLs live too long to wait for)");

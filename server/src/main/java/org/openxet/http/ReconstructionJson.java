@@ -1,6 +1,8 @@
 package org.openxet.http;
 
 import org.openxet.protocol.MerkleHash;
+import org.openxet.protocol.MerkleHashSubtree;
+import org.openxet.service.FileChunkHashes;
 import org.openxet.service.ReconstructionPlanner.Plan;
 import org.openxet.service.SignedUrls;
 import org.openxet.storage.FileRecord;
@@ -284,5 +286,44 @@ public final class ReconstructionJson {
             }
             out.ch(']');
         }
+    }
+
+    /** §5.9's answer: camelCase fields, each gap tree in serde's human-readable form (snake_case), an empty gap null. */
+    static void writeChunkHashes(JsonBytes out, FileChunkHashes.Answer a) {
+        out.raw(JsonBytes.ascii("{\"totalChunks\":")).num(a.totalChunks())
+                .raw(JsonBytes.ascii(",\"fileSize\":")).num(a.fileSize())
+                .raw(JsonBytes.ascii(",\"windows\":["));
+        for (int i = 0; i < a.windows().size(); i++) {
+            if (i > 0) out.ch(',');
+            FileChunkHashes.Range w = a.windows().get(i);
+            out.raw(JsonBytes.ascii("{\"dirtyByteRange\":[")).num(w.start()).ch(',').num(w.end()).raw(JsonBytes.ascii("]}"));
+        }
+        out.raw(JsonBytes.ascii("],\"hashRanges\":["));
+        for (int i = 0; i < a.hashRanges().size(); i++) {
+            if (i > 0) out.ch(',');
+            MerkleHashSubtree t = a.hashRanges().get(i);
+            if (t == null) {
+                out.raw(JsonBytes.ascii("null"));
+                continue;
+            }
+            out.raw(JsonBytes.ascii("{\"nodes\":["));
+            for (int k = 0; k < t.nodeCount(); k++) {
+                if (k > 0) out.ch(',');
+                out.raw(JsonBytes.ascii("{\"hash\":")).hash(t.node(k)).raw(JsonBytes.ascii(",\"size\":")).num(t.size(k)).ch('}');
+            }
+            out.raw(JsonBytes.ascii("],\"levels\":["));
+            for (int l = 0; l < t.levelCount(); l++) {
+                if (l > 0) out.ch(',');
+                out.ch('[').num(t.left(l)).ch(',').num(t.right(l)).ch(']');
+            }
+            out.raw(JsonBytes.ascii("],\"at_start\":")).raw(JsonBytes.ascii(Boolean.toString(t.atStart())))
+                    .raw(JsonBytes.ascii(",\"at_end\":")).raw(JsonBytes.ascii(Boolean.toString(t.atEnd()))).ch('}');
+        }
+        out.raw(JsonBytes.ascii("],\"gapVerification\":["));
+        for (int i = 0; i < a.gapVerification().size(); i++) {
+            if (i > 0) out.ch(',');
+            out.hash(a.gapVerification().get(i));
+        }
+        out.raw(JsonBytes.ascii("]}"));
     }
 }

@@ -1,11 +1,13 @@
 package org.openxet.http;
 
+import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.Method;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import org.openxet.protocol.InvalidHashException;
 import org.openxet.protocol.MerkleHash;
+import org.openxet.service.FileChunkHashes;
 import org.openxet.service.Grant;
 import org.openxet.service.ReconstructionPlanner;
 import org.openxet.service.ReconstructionPlanner.Plan;
@@ -25,16 +27,21 @@ import java.util.Map;
  * unknown one: a token learns nothing about other scopes' files.
  */
 final class ReconstructionRoutes {
+    /** The byte ranges a range edit will change (§5.9). */
+    private static final HeaderName X_RANGE_DIRTY = HeaderNames.create("X-Range-Dirty");
+
     private final Services services;
     private final ReconstructionPlanner planner;
     private final SignedUrls urls;
     private final AnswerWriter writer;
+    private final FileChunkHashes chunkHashes;
 
     ReconstructionRoutes(Services services, SignedUrls urls) {
         this.services = services;
         this.planner = new ReconstructionPlanner(services.index());
         this.urls = urls;
         this.writer = new AnswerWriter(services.config().answerWriters());
+        this.chunkHashes = new FileChunkHashes(services.index());
     }
 
     void register(RouteTable routes) {
@@ -42,6 +49,7 @@ final class ReconstructionRoutes {
         routes.add(Method.GET, "/v1/reconstructions/{file_id}", RouteTable.Guard.READ, (req, res, g) -> answer(req, res, g, 1));
         routes.add(Method.GET, "/v1/reconstructions", RouteTable.Guard.READ, this::batch);
         routes.add(Method.HEAD, "/v1/files/{file_id}", RouteTable.Guard.READ, this::head);
+        routes.add(Method.GET, "/v2/file-chunk-hashes/{file_id}", RouteTable.Guard.READ, this::chunkHashes);
     }
 
     private String base(ServerRequest req) {
@@ -150,6 +158,36 @@ final class ReconstructionRoutes {
             json.raw(JsonBytes.ascii("}}"));
             json.flush();
         }
+    }
+
+    /**
+     * §5.9: the windows to re-chunk around the byte ranges {@code X-Range-Dirty} names ({@code bytes=S-E,...}, ends
+     * inclusive, as the clients send it), the partial trees of the gaps and the gaps' terms' verification hashes.
+     */
+    private void chunkHashes(ServerRequest req, ServerResponse res, Grant grant) throws Exception {
+        FileRecord file = visibleFile(req, grant);
+        String header = req.headers().first(X_RANGE_DIRTY).orElse(null);
+        if (header == null) {
+            throw HttpError.badRequest("X-Range-Dirty is required: bytes=S-E,... (the byte ranges to be edited)");
+        }
+        List<FileChunkHashes.Range> dirty = new ArrayList<>();
+        for (ReconstructionPlanner.ByteRange r : RangeHeader.parse(header)) {
+            if (r.suffix() || r.endInclusive() == ReconstructionPlanner.ByteRange.OPEN || r.endInclusive() < r.start()) {
+                throw HttpError.badRequest("X-Range-Dirty takes closed ranges S-E with S <= E: " + header);
+            }
+            dirty.add(new FileChunkHashes.Range(r.start(), r.endInclusive() + 1));
+        }
+        FileChunkHashes.Answer answer;
+        try {
+            answer = chunkHashes.answer(file, dirty);
+        } catch (FileChunkHashes.NothingDirty e) {
+            throw HttpError.badRequest(e.getMessage());
+        }
+        JsonBytes json = new JsonBytes(null, 4096);
+        ReconstructionJson.writeChunkHashes(json, answer);
+        res.status(200);
+        res.header(HeaderNames.CONTENT_TYPE, "application/json");
+        res.send(json.toByteArray());
     }
 
     private void head(ServerRequest req, ServerResponse res, Grant grant) throws Exception {

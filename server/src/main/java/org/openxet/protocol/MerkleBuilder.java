@@ -11,11 +11,14 @@ import java.util.List;
  */
 public final class MerkleBuilder {
     /** Longest group (§1.4 {@code cut}): a group ends at the first cut hash from its third node on, or at nine. */
-    private static final int MAX_GROUP = 9;
+    static final int MAX_GROUP = 9;
+    /** Shortest group: two nodes (a level's last group may be one node only when it is the whole level). */
+    static final int MIN_GROUP = 2;
+    /** {@link #hashGroup}'s text buffer: 9 lines of at most 64 + 3 + 20 + 1 bytes. */
+    static final int GROUP_TEXT = MAX_GROUP * 88;
 
     private final List<Level> levels = new ArrayList<>();
-    /** One group's hashing input: 9 lines of at most 64 + 3 + 20 + 1 bytes. */
-    private final byte[] text = new byte[MAX_GROUP * 88];
+    private final byte[] text = new byte[GROUP_TEXT];
     private final byte[] node = new byte[32];
     private long leaves;
 
@@ -67,28 +70,44 @@ public final class MerkleBuilder {
         level.total++;
         // Earlier nodes were checked when they arrived, so only the newest can end the group: a cut hash
         // (word3 mod 4 == 0; the low byte of word3 is raw byte 24) from the third node on, or the ninth node.
-        if (j + 1 == MAX_GROUP || (j >= 2 && (level.hashes[32 * j + 24] & 3) == 0)) {
+        if (j + 1 == MAX_GROUP || (j >= 2 && isCut(level.hashes, 32 * j))) {
             group(l, level);
         }
     }
 
     /** Hashes every pending node of level {@code l} as one group into a node of level {@code l + 1}. */
     private void group(int l, Level level) {
+        long total = hashGroup(level.hashes, 0, level.sizes, 0, level.pending, text, node, 0);
+        level.pending = 0;
+        add(l + 1, node, 0, total);
+    }
+
+    /** A hash whose node ends a group (§1.4 {@code cut}: word3 mod 4 == 0; word3's low byte is raw byte 24). */
+    static boolean isCut(byte[] hashes, int offset) {
+        return (hashes[offset + 24] & 3) == 0;
+    }
+
+    /**
+     * §1.4: hashes the {@code count} nodes at {@code hashes[32 * from]} / {@code sizes[sizeFrom]} as one group, the
+     * parent's raw hash into {@code out[outOffset]}; {@code text} holds at least {@code 9 * 88} bytes. Returns the
+     * parent's size, the sum of the nodes'.
+     */
+    static long hashGroup(byte[] hashes, int from, long[] sizes, int sizeFrom, int count, byte[] text, byte[] out,
+                          int outOffset) {
         int pos = 0;
         long total = 0;
-        for (int j = 0; j < level.pending; j++) {
-            MerkleHash.writeHex(level.hashes, 32 * j, text, pos);
+        for (int j = 0; j < count; j++) {
+            MerkleHash.writeHex(hashes, 32 * (from + j), text, pos);
             pos += 64;
             text[pos++] = ' ';
             text[pos++] = ':';
             text[pos++] = ' ';
-            pos = writeDecimal(text, pos, level.sizes[j]);
+            pos = writeDecimal(text, pos, sizes[sizeFrom + j]);
             text[pos++] = '\n';
-            total += level.sizes[j];
+            total += sizes[sizeFrom + j];
         }
-        level.pending = 0;
-        Blake3.get().keyedHash(XetHashes.NODE_KEY, text, 0, pos, node, 0);
-        add(l + 1, node, 0, total);
+        Blake3.get().keyedHash(XetHashes.NODE_KEY, text, 0, pos, out, outOffset);
+        return total;
     }
 
     /** Plain unsigned decimal (sizes are u64), written without allocating: a file can have millions of nodes. */
