@@ -40,6 +40,13 @@ public final class MerkleHashSubtree {
             sizes = new long[Math.max(1, capacity)];
         }
 
+        /** The caller's arrays as they are, to read only: a gap can be millions of chunks, not worth a copy. */
+        Nodes(byte[] hashes, long[] sizes, int n) {
+            this.hashes = hashes;
+            this.sizes = sizes;
+            this.n = n;
+        }
+
         void add(byte[] from, int offset, long size) {
             if (n == sizes.length) {
                 hashes = Arrays.copyOf(hashes, 64 * n);
@@ -64,8 +71,7 @@ public final class MerkleHashSubtree {
      */
     public static MerkleHashSubtree fromChunks(boolean atStart, byte[] chunkHashes, long[] chunkSizes, int count,
                                                boolean atEnd) {
-        Nodes current = new Nodes(count);
-        for (int k = 0; k < count; k++) current.add(chunkHashes, 32 * k, chunkSizes[k]);
+        Nodes current = new Nodes(chunkHashes, chunkSizes, count);
         Nodes lefts = new Nodes(64);
         Nodes rights = new Nodes(64);
         int[][] levels = new int[8][];
@@ -74,7 +80,8 @@ public final class MerkleHashSubtree {
         boolean rightsEmpty = true;
         byte[] text = new byte[MerkleBuilder.GROUP_TEXT];
         while (true) {
-            Nodes promoted = new Nodes(current.n / 2 + 1);
+            // Groups average four nodes (a cut hash is one in four), at least two.
+            Nodes promoted = new Nodes(current.n / 4 + 16);
             int[] split = splitAndPromote(current, atStart && leftsEmpty, atEnd && rightsEmpty, promoted, text);
             lefts.addRange(current, 0, split[0]);
             rights.addRange(current, current.n - split[1], current.n);
