@@ -63,6 +63,7 @@ final class LatencyGate {
         Map<String, Object> json = new LinkedHashMap<>();
         Map<Shape, ShapeResult> results = new EnumMap<>(Shape.class);
         Map<String, Object> stages;
+        Map<String, Object> floors;
         double floorMs;
         try (Services services = Services.open(cfg)) {
             long t0 = System.nanoTime();
@@ -110,6 +111,11 @@ final class LatencyGate {
                         results.get(Shape.UNMERGED).bodyBytes());
                 stages.put("transport_baseline", TransportBaseline.measure(results.get(Shape.UNMERGED).bodyBytes(),
                         Math.max(20, samples / 4)));
+                System.out.printf("each full answer's bytes streamed bare, %d times each, sizes alternating (the floor under"
+                        + " its p99):%n", samples);
+                Map<String, Long> sizes = new LinkedHashMap<>();
+                for (Shape s : Shape.values()) sizes.put(s.label(), results.get(s).bodyBytes());
+                floors = TransportBaseline.floors(sizes, samples);
             } finally {
                 server.stop();
             }
@@ -136,6 +142,7 @@ final class LatencyGate {
         json.put("merged_body_bytes", results.get(Shape.MERGED).bodyBytes());
         Machine.describe(json);
         json.put("stages_unmerged_full_ms", stages);
+        json.put("transport_floor_ms", floors);
         json.put("cpu_ms_per_request", cpu);
         json.put("client", clientKind);
         json.put("answer_writers", writers);

@@ -21,6 +21,8 @@ import java.util.Map;
 final class TransportBaseline {
     /** The server's own write size ({@code AnswerWriter.WRITE_SLICE}), so the floor is the one its answers meet. */
     static final int WRITE = 1024 * 1024;
+    /** The server's first write of a response ({@code AnswerWriter.FIRST_WRITE}). */
+    static final int FIRST_WRITE = 64 * 1024;
 
     private TransportBaseline() {
     }
@@ -87,6 +89,65 @@ final class TransportBaseline {
         } finally {
             for (RawHttp h : http) h.close();
             for (WebServer s : servers) s.stop();
+        }
+        return out;
+    }
+
+    /**
+     * The floor under each full answer: a body of exactly its size streamed by a bare route with the server's own
+     * socket settings (blocking streams, TCP_NODELAY, 1 MiB writes, the first one 64 KiB), as many times as the gate
+     * times each answer, the sizes alternating. An answer's p99 can come no lower than its bytes' own p99 here: on a
+     * 2-core VM that floor, not the server's work, is what is left between the merged answer and a 10 ms p99.
+     */
+    static Map<String, Object> floors(Map<String, Long> sizes, int samples) throws Exception {
+        WebServer server = WebServer.builder().host("127.0.0.1").port(0).shutdownHook(false).useNio(false)
+                .connectionOptions(o -> o.tcpNoDelay(true))
+                .routing(r -> {
+                    for (var e : sizes.entrySet()) {
+                        byte[] body = new byte[(int) (long) e.getValue()];
+                        Arrays.fill(body, (byte) 'x');
+                        r.get("/floor/" + e.getKey(), (req, res) -> {
+                            res.header(HeaderNames.CONTENT_TYPE, "application/json");
+                            try (OutputStream out = res.outputStream()) {
+                                int first = Math.min(FIRST_WRITE, body.length);
+                                out.write(body, 0, first);
+                                for (int off = first; off < body.length; off += WRITE) {
+                                    out.write(body, off, Math.min(WRITE, body.length - off));
+                                }
+                            }
+                        });
+                    }
+                })
+                .build().start();
+        Map<String, Object> out = new LinkedHashMap<>();
+        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+            String[] labels = sizes.keySet().toArray(String[]::new);
+            byte[][] request = new byte[labels.length][];
+            double[][] t = new double[labels.length][samples];
+            for (int s = 0; s < labels.length; s++) {
+                request[s] = RawHttp.get("127.0.0.1", server.port(), "/floor/" + labels[s], "-", null);
+                for (int i = 0; i < 10; i++) http.exchange(request[s], null);
+            }
+            for (int i = 0; i < samples; i++) {
+                for (int s = 0; s < labels.length; s++) {
+                    RawHttp.Response r = http.exchange(request[s], null);
+                    if (r.status() != 200 || r.bodyBytes() != sizes.get(labels[s])) {
+                        throw new IllegalStateException("floor answered " + r.status() + ", " + r.bodyBytes() + " bytes");
+                    }
+                    t[s][i] = r.millis();
+                }
+            }
+            for (int s = 0; s < labels.length; s++) {
+                System.out.printf("  %-8s (%,d bytes): p50 %s  min %s  p99 %s%n", labels[s], sizes.get(labels[s]),
+                        Stats.ms(Stats.percentile(t[s], 50)), Stats.ms(Stats.min(t[s])), Stats.ms(Stats.percentile(t[s], 99)));
+                Map<String, Object> one = new LinkedHashMap<>();
+                one.put("p50", Stats.r3(Stats.percentile(t[s], 50)));
+                one.put("p99", Stats.r3(Stats.percentile(t[s], 99)));
+                one.put("min", Stats.r3(Stats.min(t[s])));
+                out.put(labels[s], one);
+            }
+        } finally {
+            server.stop();
         }
         return out;
     }
