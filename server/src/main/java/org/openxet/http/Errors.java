@@ -65,8 +65,8 @@ public final class Errors {
      * Which store the server depends on failed to answer, or null: the object store (every {@link BucketException}:
      * unreachable, refused, timed out or an error answer, see there) or the index's database connection (JDBC's
      * connection exceptions and SQL states, class 08 "connection exception" and 57P "operator intervention", which
-     * PostgreSQL sends when it shuts down or is still starting). Such a failure is the server's, passes, and is worth
-     * a retry elsewhere or later: a 503 with Retry-After, which clients retry and load balancers route around, not
+     * PostgreSQL sends when it shuts down or is still starting). Such a failure is the server's, usually brief, and
+     * worth a retry elsewhere or later: a 503 with Retry-After, which clients retry and load balancers route around, not
      * a 500 that looks like a bug. Any other database error stays a 500.
      */
     static String unavailableStore(Throwable t) {

@@ -1,5 +1,6 @@
 package org.openxet.service;
 
+import org.openxet.protocol.Chunker;
 import org.openxet.protocol.MerkleHash;
 import org.openxet.protocol.MerkleHashSubtree;
 import org.openxet.protocol.XetHashes;
@@ -24,10 +25,6 @@ import java.util.List;
  * {@code chunk_window_builder.rs}; the chunk hashes come from the xorb layouts in the index, no blob is read.
  */
 public final class FileChunkHashes {
-    /** xet-core's chunker: a 64 KiB target, chunks of 8 KiB to 128 KiB. */
-    private static final long MIN_CHUNK = 64 * 1024 / 8;
-    private static final long MAX_CHUNK = 64 * 1024 * 2;
-
     private final Index index;
 
     public FileChunkHashes(Index index) {
@@ -52,7 +49,7 @@ public final class FileChunkHashes {
 
     /** A chunk that can end a window: a re-chunking that reaches two such in a row agrees with the original again. */
     static boolean stableSize(long size) {
-        return size >= 2 * MIN_CHUNK && size < MAX_CHUNK - MIN_CHUNK;
+        return size >= 2L * Chunker.MIN_CHUNK && size < Chunker.MAX_CHUNK - Chunker.MIN_CHUNK;
     }
 
     public Answer answer(FileRecord file, List<Range> dirty) throws IndexException, NothingDirty {
