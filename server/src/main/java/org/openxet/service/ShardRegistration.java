@@ -18,7 +18,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * {@code POST /v1/shards} and {@code /v2/shards} without the HTTP (§5.3, §6): parse with bounded allocation,
@@ -35,9 +34,10 @@ public final class ShardRegistration {
     private final Semaphore permits;
     private final int maxPermits;
     private final Clock clock;
-    // Striped locks: one registration of a shard at a time stores, registers and, on failure, removes its object, so
-    // a failed registration never deletes an object that a concurrent identical one has just registered.
-    private final ReentrantLock[] stripes = new ReentrantLock[64];
+    // One registration of a shard at a time stores, registers and, on failure, removes its object, so a failed
+    // registration never deletes an object that a concurrent identical one has just registered. Different shards
+    // never wait for each other.
+    private final KeyedLocks<MerkleHash> registering = new KeyedLocks<>();
 
     public ShardRegistration(Bucket bucket, Index index, int permits, Clock clock) {
         this.bucket = bucket;
@@ -45,9 +45,6 @@ public final class ShardRegistration {
         this.permits = new Semaphore(permits, true);
         this.maxPermits = permits;
         this.clock = clock;
-        for (int i = 0; i < stripes.length; i++) {
-            stripes[i] = new ReentrantLock();
-        }
     }
 
     /** Progress of one registration, for the v2 NDJSON stream (§5.3). */
@@ -113,9 +110,7 @@ public final class ShardRegistration {
         byte[] stored = known ? null : ShardWriter.writeStored(shard, clock.millis() / 1000, -1L);
         ShardCommit commit = ShardValidation.validate(shard, layouts, shardHash, scope,
                 known ? 0 : stored.length, listener);
-        ReentrantLock lock = stripes[(int) (shardHash.word0() & (stripes.length - 1))];
-        lock.lock();
-        try {
+        try (KeyedLocks.Held ignored = registering.lock(shardHash)) {
             // The object is ours to remove only if this call creates it: one already there may be registered. A
             // shared bucket never removes it (FailedRegistration), so it is not worth a round trip to the store.
             boolean creates = !known && !bucket.shared() && bucket.size(key(shardHash)).isEmpty();
@@ -132,8 +127,6 @@ public final class ShardRegistration {
                 }
                 throw e;
             }
-        } finally {
-            lock.unlock();
         }
     }
 

@@ -10,7 +10,6 @@ import org.openxet.storage.IndexException;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * {@code POST /v1/xorbs/{prefix}/{hash}} without the HTTP (§3.6): validate the body in one pass, store chunks plus
@@ -24,15 +23,13 @@ public final class XorbIngest {
 
     private final Bucket bucket;
     private final Index index;
-    // Striped locks: two uploads of one xorb store it once and the second answers was_inserted=false.
-    private final ReentrantLock[] stripes = new ReentrantLock[64];
+    // One lock per xorb while it is stored: two uploads of one xorb store it once and the second answers
+    // was_inserted=false; uploads of different xorbs never wait for each other's (up to 64 MiB, fsync'd) write.
+    private final KeyedLocks<MerkleHash> storing = new KeyedLocks<>();
 
     public XorbIngest(Bucket bucket, Index index) {
         this.bucket = bucket;
         this.index = index;
-        for (int i = 0; i < stripes.length; i++) {
-            stripes[i] = new ReentrantLock();
-        }
     }
 
     public record Result(ValidatedXorb xorb, boolean inserted) {
@@ -48,9 +45,7 @@ public final class XorbIngest {
         try (XorbValidator validator = new XorbValidator()) {
             xorb = validator.validateUpload(body, length, expected);
         }
-        ReentrantLock lock = stripes[(int) (expected.word0() & (stripes.length - 1))];
-        lock.lock();
-        try {
+        try (KeyedLocks.Held ignored = storing.lock(expected)) {
             if (index.hasXorb(expected)) {
                 return new Result(xorb, false);
             }
@@ -59,12 +54,10 @@ public final class XorbIngest {
             try {
                 return new Result(xorb, index.putXorb(expected, xorb.chunks(), xorb.storedSize()));
             } catch (IndexException | RuntimeException | Error e) {
-                // No row named it before the put (checked under this stripe's lock): the object is this call's.
+                // No row named it before the put (checked under this xorb's lock): the object is this call's.
                 FailedRegistration.removeObject(bucket, key(expected), () -> index.hasXorb(expected), e);
                 throw e;
             }
-        } finally {
-            lock.unlock();
         }
     }
 }
