@@ -64,6 +64,7 @@ final class LatencyGate {
         Map<Shape, ShapeResult> results = new EnumMap<>(Shape.class);
         Map<String, Object> stages;
         Map<String, Object> floors;
+        Map<String, Object> v1 = new LinkedHashMap<>();
         double floorMs;
         try (Services services = Services.open(cfg)) {
             long t0 = System.nanoTime();
@@ -96,6 +97,9 @@ final class LatencyGate {
                     }
                     for (Shape s : Shape.values()) {
                         results.put(s, measure(client, s, ids.get(s), files.get(s.ordinal()).size(), samples, ranges));
+                    }
+                    for (Shape s : Shape.values()) {
+                        v1.put(s.label() + "_full", measureV1(client, s, ids.get(s), Math.max(20, samples / 4)));
                     }
                     floorMs = requestFloor(client, samples);
                 }
@@ -143,6 +147,7 @@ final class LatencyGate {
         Machine.describe(json);
         json.put("stages_unmerged_full_ms", stages);
         json.put("transport_floor_ms", floors);
+        json.put("v1_ms", v1);
         json.put("cpu_ms_per_request", cpu);
         json.put("client", clientKind);
         json.put("answer_writers", writers);
@@ -227,6 +232,34 @@ final class LatencyGate {
         for (boolean p : paused) if (p) withPause++;
         return out.append("; ").append(withPause).append(" of ").append(ms.length)
                 .append(" requests had a GC pause inside").toString();
+    }
+
+    /**
+     * The same full file through {@code /v1/reconstructions} (one signed URL per fetch range, the answer the JS client
+     * 2.14 and a v1 fallback read), report only: p50, p99 and process CPU per answer.
+     */
+    private static Map<String, Object> measureV1(GetClient client, Shape s, MerkleHash id, int samples) throws Exception {
+        String v1 = "/v1/reconstructions/" + id.hex();
+        for (int i = 0; i < 5; i++) expectOk(client.get(v1, null, null));
+        double[] t = new double[samples];
+        long bytes = 0;
+        JvmCounters before = JvmCounters.now();
+        for (int i = 0; i < samples; i++) {
+            RawHttp.Response r = client.get(v1, null, null);
+            expectOk(r);
+            t[i] = r.millis();
+            bytes = r.bodyBytes();
+        }
+        JvmCounters c = JvmCounters.now().since(before);
+        System.out.printf("%-8s v1 full: p50 %s  p99 %s  min %s  (%,d bytes; %d answers, report only)%n", s.label(),
+                Stats.ms(Stats.percentile(t, 50)), Stats.ms(Stats.percentile(t, 99)), Stats.ms(Stats.min(t)), bytes, samples);
+        System.out.printf("%-8s          %s%n", "", c.describe(samples));
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("p50", Stats.r3(Stats.percentile(t, 50)));
+        out.put("p99", Stats.r3(Stats.percentile(t, 99)));
+        out.put("cpu", Stats.r3(c.cpuMillisPer(samples)));
+        out.put("body_bytes", bytes);
+        return out;
     }
 
     private static ShapeResult measure(GetClient client, Shape s, MerkleHash id, long size, int samples,
