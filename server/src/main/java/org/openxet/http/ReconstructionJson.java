@@ -211,28 +211,7 @@ public final class ReconstructionJson {
      * Content-Length: the server's chunked encoding measured 30–40% more CPU per large answer.
      */
     public static long measureV2(Plan p, UrlSigner signer) {
-        long n = OFFSET.length + JsonBytes.digits(p.offsetIntoFirstRange()) + TERMS.length;
-        int head = TERM_HASH.length + 2 + 64 + UNPACKED.length;
-        int fixed = head + RANGE_START.length + END.length + 2;
-        int first = p.firstTerm();
-        int last = p.endTerm() - 1;
-        if (last >= first) {
-            // Commas between terms; the first and last terms through the plan (they may be trimmed), the others
-            // straight from the record, as writeTerms renders them.
-            n += (last - first) + (long) (last - first + 1) * fixed;
-            n += JsonBytes.digits(p.unpacked(first)) + JsonBytes.digits(p.chunkStart(first))
-                    + JsonBytes.digits(p.chunkEnd(first));
-            int[] terms = p.file().terms();
-            for (int t = first + 1; t < last; t++) {
-                int o = t * FileRecord.TERM_INTS;
-                n += JsonBytes.digits(Integer.toUnsignedLong(terms[o + FileRecord.UNPACKED]))
-                        + JsonBytes.digits(terms[o + FileRecord.CHUNK_START]) + JsonBytes.digits(terms[o + FileRecord.CHUNK_END]);
-            }
-            if (last > first) {
-                n += JsonBytes.digits(p.unpacked(last)) + JsonBytes.digits(p.chunkStart(last))
-                        + JsonBytes.digits(p.chunkEnd(last));
-            }
-        }
+        long n = OFFSET.length + JsonBytes.digits(p.offsetIntoFirstRange()) + TERMS.length + termsLength(p);
         n += XORBS.length;
         int rangeFixed = CHUNKS.length + END.length + BYTES.length + END.length + 2;
         for (int i = 0; i < p.xorbOrder().length; i++) {
@@ -257,6 +236,51 @@ public final class ReconstructionJson {
                 }
                 n += (from > 0 ? 1 : 0) + URL.length + signer.urlLength(grant) + RANGES.length + records
                         + END_ENTRY.length;
+            }
+        }
+        return n + CLOSE2.length;
+    }
+
+    /** The bytes {@link #writeTerms} writes for the plan's terms, computed without rendering. */
+    private static long termsLength(Plan p) {
+        int first = p.firstTerm();
+        int last = p.endTerm() - 1;
+        if (last < first) return 0;
+        int fixed = TERM_HASH.length + 2 + 64 + UNPACKED.length + RANGE_START.length + END.length + 2;
+        // Commas between terms; the first and last terms through the plan (they may be trimmed), the others straight
+        // from the record, as writeTerms renders them.
+        long n = (last - first) + (long) (last - first + 1) * fixed;
+        n += JsonBytes.digits(p.unpacked(first)) + JsonBytes.digits(p.chunkStart(first)) + JsonBytes.digits(p.chunkEnd(first));
+        int[] terms = p.file().terms();
+        for (int t = first + 1; t < last; t++) {
+            int o = t * FileRecord.TERM_INTS;
+            n += JsonBytes.digits(Integer.toUnsignedLong(terms[o + FileRecord.UNPACKED]))
+                    + JsonBytes.digits(terms[o + FileRecord.CHUNK_START]) + JsonBytes.digits(terms[o + FileRecord.CHUNK_END]);
+        }
+        if (last > first) {
+            n += JsonBytes.digits(p.unpacked(last)) + JsonBytes.digits(p.chunkStart(last)) + JsonBytes.digits(p.chunkEnd(last));
+        }
+        return n;
+    }
+
+    /**
+     * The exact byte length of {@link #writeV1}'s output, computed without rendering, so the v1 answer carries a
+     * Content-Length too instead of Helidon's chunked encoding.
+     */
+    public static long measureV1(Plan p, UrlSigner signer) {
+        long n = OFFSET.length + JsonBytes.digits(p.offsetIntoFirstRange()) + TERMS.length + termsLength(p);
+        n += FETCH_INFO.length;
+        int recordFixed = V1_RANGE.length + END.length + V1_URL.length + V1_URL_RANGE.length + END.length + CLOSE2.length;
+        for (int i = 0; i < p.xorbOrder().length; i++) {
+            int[] d = p.fetch()[p.xorbOrder()[i]];
+            int m = d.length / 4;
+            n += (i > 0 ? 1 : 0) + 1 + 64 + 1 + COLON_ARRAY.length + 1 + Math.max(0, m - 1);
+            for (int k = 0; k < m; k++) {
+                long start = d[4 * k + 2];
+                long end = d[4 * k + 3] - 1L;
+                n += recordFixed + JsonBytes.digits(d[4 * k]) + JsonBytes.digits(d[4 * k + 1])
+                        + signer.urlLength(SignedUrls.grantRangeLength(-1, start, end))
+                        + JsonBytes.digits(start) + JsonBytes.digits(end);
             }
         }
         return n + CLOSE2.length;

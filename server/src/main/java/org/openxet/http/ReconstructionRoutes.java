@@ -98,6 +98,7 @@ final class ReconstructionRoutes {
             }, plan, signer);
             return;
         }
+        res.contentLength(ReconstructionJson.measureV1(plan, signer));
         try (OutputStream out = res.outputStream()) {
             JsonBytes json = new JsonBytes(out, JsonBytes.FLUSH_AT + 16 * 1024);
             ReconstructionJson.writeV1(json, plan, signer);

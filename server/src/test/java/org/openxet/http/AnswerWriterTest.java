@@ -91,9 +91,13 @@ class AnswerWriterTest {
                     writer.writeV2(parallel, plan, new UrlSigner(urls, "http://h", "s", expiry));
                     assertArrayEquals(sequential.toByteArray(), parallel.toByteArray(), "range " + range + ", pass " + pass);
                 }
-                // The Content-Length is measured without rendering: it must be exact.
+                // The Content-Length is measured without rendering: it must be exact, for v2 and v1.
                 assertEquals(sequential.length(), ReconstructionJson.measureV2(plan, new UrlSigner(urls, "http://h", "s", expiry)),
                         "measured length, range " + range);
+                JsonBytes v1 = new JsonBytes(null, 1024);
+                ReconstructionJson.writeV1(v1, plan, new UrlSigner(urls, "http://h", "s", expiry));
+                assertEquals(v1.length(), ReconstructionJson.measureV1(plan, new UrlSigner(urls, "http://h", "s", expiry)),
+                        "measured v1 length, range " + range);
                 JsonNode json = new ObjectMapper().readTree(parallel.toByteArray());
                 assertEquals(plan.termCount(), json.get("terms").size());
             }
