@@ -1,6 +1,7 @@
 package org.openxet.http;
 
 import org.openxet.service.ReconstructionPlanner.Plan;
+import org.openxet.service.SignedUrls;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -50,6 +51,8 @@ public final class AnswerWriter {
     static final int TERM_BYTES = 160;
     static final int RANGE_BYTES = 120;
     static final int XORB_BYTES = 512;
+    /** A v1 range's record without its URL: fragments and four numbers. */
+    static final int V1_RANGE_FIXED = 128;
     /** Pooled segment buffers hold any segment cut by the limits above. */
     static final int POOLED_BYTES = Math.max(TERMS_PER_SEGMENT * TERM_BYTES,
             RANGES_PER_SEGMENT * RANGE_BYTES + XORBS_PER_SEGMENT * XORB_BYTES) + 1024;
@@ -85,27 +88,77 @@ public final class AnswerWriter {
     }
 
     /**
+     * The two answer formats: the same terms, then the fetch section, §5.5's {@code xorbs} entries (a signed URL per
+     * entry) or §5.4's {@code fetch_info} (a signed URL per range, so its ranges weigh more).
+     */
+    private enum Format {
+        V2, V1;
+
+        long measure(Plan p, UrlSigner signer) {
+            return this == V2 ? ReconstructionJson.measureV2(p, signer) : ReconstructionJson.measureV1(p, signer);
+        }
+
+        void whole(JsonBytes out, Plan p, UrlSigner signer) {
+            if (this == V2) {
+                ReconstructionJson.writeV2(out, p, signer);
+            } else {
+                ReconstructionJson.writeV1(out, p, signer);
+            }
+        }
+
+        /** Xorbs {@code xorbOrder[a, b)} of the fetch section, opened before the first and closed after the last. */
+        void fetch(JsonBytes out, Plan p, byte[][] hex, UrlSigner signer, int a, int b, boolean first, boolean last) {
+            if (this == V2) {
+                if (first) ReconstructionJson.writeV2Middle(out);
+                ReconstructionJson.writeXorbs(out, p, hex, signer, a, b);
+            } else {
+                if (first) ReconstructionJson.writeV1Middle(out);
+                ReconstructionJson.writeFetchInfo(out, p.xorbOrder(), p.fetch(), hex, signer, a, b);
+            }
+            if (last) ReconstructionJson.writeV2Tail(out);
+        }
+    }
+
+    /**
      * Every answer goes out behind a Content-Length (Helidon's chunked encoding costs 30–40% more CPU on a large
      * body). Large answers stream: their length is computed without rendering ({@code measureV2}) by the request's
      * thread while helpers render the first segments, then segments go to the socket as soon as they are rendered,
      * so sending overlaps rendering. Small answers are rendered whole, then sent.
      */
     public void writeV2(Body body, Plan p, UrlSigner signer) throws IOException {
+        write(body, p, signer, Format.V2);
+    }
+
+    /** The v1 answer the same way: its one signature per range is the heavier rendering of the two. */
+    public void writeV1(Body body, Plan p, UrlSigner signer) throws IOException {
+        write(body, p, signer, Format.V1);
+    }
+
+    private void write(Body body, Plan p, UrlSigner signer, Format format) throws IOException {
         if (p.termCount() >= PARALLEL_MIN_TERMS) {
-            streamV2(body, p, signer, true);
+            stream(body, p, signer, true, format);
             return;
         }
-        JsonBytes whole = renderWhole(p, signer);
+        JsonBytes whole = renderWhole(p, signer, format);
         body.length(whole.length());
         try (OutputStream out = body.stream()) {
             writeSliced(out, whole.array(), whole.length(), true);
         }
     }
 
-    /** The same answer to a plain stream (benches, gates). */
+    /** The same answer to a plain stream (benches, gates, tests). */
     public void writeV2(OutputStream sink, Plan p, UrlSigner signer) throws IOException {
+        write(sink, p, signer, Format.V2);
+    }
+
+    /** The v1 answer to a plain stream (tests). */
+    public void writeV1(OutputStream sink, Plan p, UrlSigner signer) throws IOException {
+        write(sink, p, signer, Format.V1);
+    }
+
+    private void write(OutputStream sink, Plan p, UrlSigner signer, Format format) throws IOException {
         if (p.termCount() >= PARALLEL_MIN_TERMS) {
-            streamV2(new Body() {
+            stream(new Body() {
                 @Override
                 public void length(long bytes) {
                 }
@@ -114,17 +167,17 @@ public final class AnswerWriter {
                 public OutputStream stream() {
                     return sink;
                 }
-            }, p, signer, false);
+            }, p, signer, false, format);
             return;
         }
-        JsonBytes whole = renderWhole(p, signer);
+        JsonBytes whole = renderWhole(p, signer, format);
         writeSliced(sink, whole.array(), whole.length(), true);
     }
 
     /** A small answer rendered whole in memory, by the request's thread. */
-    private static JsonBytes renderWhole(Plan p, UrlSigner signer) {
+    private static JsonBytes renderWhole(Plan p, UrlSigner signer, Format format) {
         JsonBytes json = new JsonBytes(null, Math.max(1024, p.termCount() * TERM_BYTES * 2));
-        ReconstructionJson.writeV2(json, p, signer);
+        format.whole(json, p, signer);
         return json;
     }
 
@@ -193,8 +246,8 @@ public final class AnswerWriter {
      * A large answer: segments rendered by this thread and helpers, written in order as each is ready. A
      * {@code response} body gets its length first and is closed at the end; a plain sink is neither.
      */
-    private void streamV2(Body body, Plan p, UrlSigner signer, boolean response) throws IOException {
-        List<Segment> segments = segments(p);
+    private void stream(Body body, Plan p, UrlSigner signer, boolean response, Format format) throws IOException {
+        List<Segment> segments = segments(p, signer, format);
         int helpers = Math.min(writerPermits.availablePermits() / 2, segments.size() - 1);
         if (helpers > 0 && !writerPermits.tryAcquire(helpers)) {
             helpers = 0;
@@ -207,7 +260,7 @@ public final class AnswerWriter {
             }
             long length = -1;
             if (response) {
-                length = ReconstructionJson.measureV2(p, signer);
+                length = format.measure(p, signer);
                 body.length(length);
             }
             long written = 0;
@@ -229,7 +282,7 @@ public final class AnswerWriter {
             }
             if (response && written != length) {
                 // Never expected (tests compare the two); fail loudly rather than send a lying header.
-                throw new IllegalStateException("v2 answer measured " + length + " bytes but rendered " + written);
+                throw new IllegalStateException(format + " answer measured " + length + " bytes but rendered " + written);
             }
         } finally {
             // On a failed write, wake helpers waiting for room so they see the answer abandoned and stop.
@@ -253,7 +306,7 @@ public final class AnswerWriter {
         }
     }
 
-    private static List<Segment> segments(Plan p) {
+    private static List<Segment> segments(Plan p, UrlSigner urlSigner, Format format) {
         byte[][] hex = ReconstructionJson.xorbHex(p.file());
         byte[][] heads = ReconstructionJson.termHeads(hex);
         List<Segment> out = new ArrayList<>();
@@ -266,21 +319,22 @@ public final class AnswerWriter {
                 ReconstructionJson.writeTerms(json, p, heads, a, b);
             }));
         }
+        // A v1 range carries a whole URL: its bound is the URL's own, so a segment still fits a pooled buffer.
+        int rangeBytes = format == Format.V2 ? RANGE_BYTES : V1_RANGE_FIXED + urlSigner.urlLength(SignedUrls.MAX_GRANT_RANGE_CHARS);
+        int rangesPerSegment = format == Format.V2 ? RANGES_PER_SEGMENT
+                : Math.max(1, (POOLED_BYTES - XORBS_PER_SEGMENT * XORB_BYTES - 1024) / rangeBytes);
         int[] order = p.xorbOrder();
         int start = 0;
         int ranges = 0;
         for (int i = 0; i <= order.length; i++) {
             if (i == order.length
-                    || (i > start && (ranges >= RANGES_PER_SEGMENT || i - start >= XORBS_PER_SEGMENT))) {
+                    || (i > start && (ranges >= rangesPerSegment || i - start >= XORBS_PER_SEGMENT))) {
                 int a = start;
                 int b = i;
                 boolean first = a == 0;
                 boolean last = b == order.length;
-                out.add(new Segment(ranges * RANGE_BYTES + (b - a) * XORB_BYTES + 256, (json, signer) -> {
-                    if (first) ReconstructionJson.writeV2Middle(json);
-                    ReconstructionJson.writeXorbs(json, p, hex, signer, a, b);
-                    if (last) ReconstructionJson.writeV2Tail(json);
-                }));
+                out.add(new Segment(ranges * rangeBytes + (b - a) * XORB_BYTES + 256,
+                        (json, signer) -> format.fetch(json, p, hex, signer, a, b, first, last)));
                 start = i;
                 ranges = 0;
             }

@@ -296,8 +296,19 @@ public final class ReconstructionJson {
         out.raw(CLOSE2);
     }
 
+    /** Between the terms and the fetch_info entries of a v1 answer. */
+    static void writeV1Middle(JsonBytes out) {
+        out.raw(FETCH_INFO);
+    }
+
     static void writeFetchInfo(JsonBytes out, int[] order, int[][] fetch, byte[][] hex, UrlSigner signer) {
-        for (int i = 0; i < order.length; i++) {
+        writeFetchInfo(out, order, fetch, hex, signer, 0, order.length);
+    }
+
+    /** The fetch_info entries of xorbs {@code order[from, to)}; a comma precedes every xorb but the first. */
+    static void writeFetchInfo(JsonBytes out, int[] order, int[][] fetch, byte[][] hex, UrlSigner signer, int from,
+                               int to) {
+        for (int i = from; i < to; i++) {
             int x = order[i];
             int[] d = fetch[x];
             if (i > 0) out.ch(',');

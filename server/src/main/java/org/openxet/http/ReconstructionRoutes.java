@@ -84,25 +84,21 @@ final class ReconstructionRoutes {
         UrlSigner signer = new UrlSigner(urls, base(req), grant.scope(), urls.expiry());
         res.status(200);
         res.header(HeaderNames.CONTENT_TYPE, "application/json");
-        if (version == 2) {
-            writer.writeV2(new AnswerWriter.Body() {
-                @Override
-                public void length(long bytes) {
-                    res.contentLength(bytes);
-                }
+        AnswerWriter.Body body = new AnswerWriter.Body() {
+            @Override
+            public void length(long bytes) {
+                res.contentLength(bytes);
+            }
 
-                @Override
-                public OutputStream stream() {
-                    return res.outputStream();
-                }
-            }, plan, signer);
-            return;
-        }
-        res.contentLength(ReconstructionJson.measureV1(plan, signer));
-        try (OutputStream out = res.outputStream()) {
-            JsonBytes json = new JsonBytes(out, JsonBytes.FLUSH_AT + 16 * 1024);
-            ReconstructionJson.writeV1(json, plan, signer);
-            json.flush();
+            @Override
+            public OutputStream stream() {
+                return res.outputStream();
+            }
+        };
+        if (version == 2) {
+            writer.writeV2(body, plan, signer);
+        } else {
+            writer.writeV1(body, plan, signer);
         }
     }
 
