@@ -121,9 +121,9 @@ public final class AnswerWriter {
 
     /**
      * Every answer goes out behind a Content-Length (Helidon's chunked encoding costs 30–40% more CPU on a large
-     * body). Large answers stream: their length is computed without rendering ({@code measureV2}) by the request's
-     * thread while helpers render the first segments, then segments go to the socket as soon as they are rendered,
-     * so sending overlaps rendering. Small answers are rendered whole, then sent.
+     * body). Large answers stream: their length is computed without rendering ({@code measureV2}, {@code measureV1})
+     * by the request's thread while helpers render the first segments, then segments go to the socket as soon as they
+     * are rendered, so sending overlaps rendering. Small answers are rendered whole, then sent.
      */
     public void writeV2(Body body, Plan p, UrlSigner signer) throws IOException {
         write(body, p, signer, Format.V2);
