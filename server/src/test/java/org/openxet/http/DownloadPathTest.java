@@ -14,10 +14,9 @@ import org.openxet.protocol.shard.Shard;
 import org.openxet.protocol.shard.ShardHeader;
 import org.openxet.protocol.shard.ShardWriter;
 import org.openxet.protocol.shard.XorbBlock;
-import org.openxet.protocol.shard.XorbChunkEntry;
-import org.openxet.protocol.xorb.XorbBuilder;
 import org.openxet.service.Access;
 import org.openxet.testing.MiniClient;
+import org.openxet.testing.SyntheticXorb;
 import org.openxet.testing.TestServer;
 import org.openxet.testing.Vectors;
 
@@ -30,7 +29,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -86,22 +84,11 @@ class DownloadPathTest {
     void aFileScatteredOverOneXorbDownloadsThroughItsLongestUrls() throws Exception {
         int n = 1000;
         int size = 512;
-        SplittableRandom r = new SplittableRandom(21);
-        XorbBuilder xorbBody = new XorbBuilder(XorbBuilder.Compression.NONE);
-        byte[] raw = new byte[32 * n];
-        long[] sizes = new long[n];
-        List<XorbChunkEntry> entries = new ArrayList<>();
+        SyntheticXorb synthetic = SyntheticXorb.of(n, size, 21);
+        MerkleHash xorb = synthetic.hash();
+        byte[] raw = synthetic.chunkHashes();
         ByteArrayOutputStream expected = new ByteArrayOutputStream();
-        for (int i = 0; i < n; i++) {
-            byte[] c = new byte[size];
-            r.nextBytes(c);
-            xorbBody.add(c, 0, size);
-            XetHashes.chunkHash(c, 0, size).writeTo(raw, 32 * i);
-            sizes[i] = size;
-            entries.add(new XorbChunkEntry(MerkleHash.fromBytes(raw, 32 * i), size * i, size, 0));
-            if (i % 2 == 0) expected.write(c);
-        }
-        MerkleHash xorb = XetHashes.merkleRoot(raw, sizes, n);
+        for (int i = 0; i < n; i += 2) expected.write(synthetic.chunks().get(i));
         List<FileTerm> terms = new ArrayList<>();
         List<MerkleHash> verification = new ArrayList<>();
         MerkleBuilder fileChunks = new MerkleBuilder();
@@ -112,9 +99,9 @@ class DownloadPathTest {
         }
         MerkleHash file = XetHashes.fileHash(fileChunks);
         Shard shard = new Shard(ShardHeader.withoutFooter(), List.of(new FileEntry(file, FileEntry.FLAG_WITH_VERIFICATION,
-                terms, verification, null)), List.of(new XorbBlock(xorb, 0, size * n, 0, entries)), null);
+                terms, verification, null)), List.of(new XorbBlock(xorb, 0, size * n, 0, synthetic.entries())), null);
         String write = server.writeToken();
-        assertEquals(200, server.post("/v1/xorbs/default/" + xorb.hex(), write, xorbBody.build()).statusCode());
+        assertEquals(200, server.post("/v1/xorbs/default/" + xorb.hex(), write, synthetic.body()).statusCode());
         assertEquals(200, server.post("/v1/shards", write, ShardWriter.write(shard)).statusCode());
 
         MiniClient.Answer a = client.reconstruction(2, file.hex(), null);

@@ -14,9 +14,8 @@ import org.openxet.protocol.shard.Shard;
 import org.openxet.protocol.shard.ShardHeader;
 import org.openxet.protocol.shard.ShardWriter;
 import org.openxet.protocol.shard.XorbBlock;
-import org.openxet.protocol.shard.XorbChunkEntry;
-import org.openxet.protocol.xorb.XorbBuilder;
 import org.openxet.storage.FileRecord;
+import org.openxet.testing.SyntheticXorb;
 import org.openxet.testing.Vectors;
 
 import java.nio.file.Path;
@@ -25,7 +24,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -120,26 +118,6 @@ class XorbCollectorTest {
         for (MerkleHash x : abandoned) assertTrue(stored(x));
     }
 
-    /** A xorb of {@code n} random uncompressed chunks: its upload body, chunk hashes and the shard's view of it. */
-    private record Synthetic(MerkleHash hash, byte[] body, byte[] chunkHashes, List<XorbChunkEntry> entries, int chunkSize) {
-        static Synthetic of(int n, int size, long seed) {
-            SplittableRandom r = new SplittableRandom(seed);
-            XorbBuilder body = new XorbBuilder(XorbBuilder.Compression.NONE);
-            byte[] raw = new byte[32 * n];
-            long[] sizes = new long[n];
-            List<XorbChunkEntry> entries = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                byte[] c = new byte[size];
-                r.nextBytes(c);
-                body.add(c, 0, size);
-                XetHashes.chunkHash(c, 0, size).writeTo(raw, 32 * i);
-                sizes[i] = size;
-                entries.add(new XorbChunkEntry(MerkleHash.fromBytes(raw, 32 * i), size * i, size, 0));
-            }
-            return new Synthetic(XetHashes.merkleRoot(raw, sizes, n), body.build(), raw, entries, size);
-        }
-    }
-
     /**
      * A file whose second term uses chunks of a xorb that its shard does not list, and that no dedup entry names (only
      * the first chunk of a file and eligible chunks of listed xorbs get one): only the file's terms say it is in use.
@@ -148,15 +126,15 @@ class XorbCollectorTest {
      */
     @Test
     void aXorbUsedOnlyByAFilesTermsStays() throws Exception {
-        Synthetic listed = Synthetic.of(4, 1024, 1);
-        Synthetic unlisted = Synthetic.of(4, 1024, 2);
-        for (Synthetic x : List.of(listed, unlisted)) {
+        SyntheticXorb listed = SyntheticXorb.of(4, 1024, 1);
+        SyntheticXorb unlisted = SyntheticXorb.of(4, 1024, 2);
+        for (SyntheticXorb x : List.of(listed, unlisted)) {
             services.ingest().ingest(x.hash(), x.body(), x.body().length);
         }
         MerkleBuilder fileChunks = new MerkleBuilder();
         List<FileTerm> terms = new ArrayList<>();
         List<MerkleHash> verification = new ArrayList<>();
-        for (Synthetic x : List.of(listed, unlisted)) {
+        for (SyntheticXorb x : List.of(listed, unlisted)) {
             terms.add(new FileTerm(x.hash(), 0, 2 * x.chunkSize(), 0, 2));
             verification.add(XetHashes.verificationHash(x.chunkHashes(), 0, 2));
             for (int i = 0; i < 2; i++) fileChunks.add(x.chunkHashes(), 32 * i, x.chunkSize());
