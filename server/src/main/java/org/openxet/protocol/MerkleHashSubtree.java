@@ -29,11 +29,18 @@ public final class MerkleHashSubtree {
         this.atEnd = atEnd;
     }
 
-    /** Nodes of one level while a subtree is built: raw 32-byte hashes back to back, and sizes. */
-    private static final class Nodes {
+    /**
+     * Nodes, raw 32-byte hashes back to back and their sizes: one level while a subtree is built, or the chunks a
+     * caller collects for {@link #fromChunks(boolean, Nodes, boolean)}.
+     */
+    public static final class Nodes {
         byte[] hashes;
         long[] sizes;
         int n;
+
+        public Nodes() {
+            this(64);
+        }
 
         Nodes(int capacity) {
             hashes = new byte[32 * Math.max(1, capacity)];
@@ -47,13 +54,19 @@ public final class MerkleHashSubtree {
             this.n = n;
         }
 
-        void add(byte[] from, int offset, long size) {
+        /** Appends the node whose raw hash is at {@code from[offset]}. */
+        public void add(byte[] from, int offset, long size) {
             if (n == sizes.length) {
                 hashes = Arrays.copyOf(hashes, 64 * n);
                 sizes = Arrays.copyOf(sizes, 2 * n);
             }
             System.arraycopy(from, offset, hashes, 32 * n, 32);
             sizes[n++] = size;
+        }
+
+        /** Empties it for reuse, keeping its arrays. */
+        public void clear() {
+            n = 0;
         }
 
         void addRange(Nodes from, int start, int end) {
@@ -71,7 +84,12 @@ public final class MerkleHashSubtree {
      */
     public static MerkleHashSubtree fromChunks(boolean atStart, byte[] chunkHashes, long[] chunkSizes, int count,
                                                boolean atEnd) {
-        Nodes current = new Nodes(chunkHashes, chunkSizes, count);
+        return fromChunks(atStart, new Nodes(chunkHashes, chunkSizes, count), atEnd);
+    }
+
+    /** The subtree of the collected {@code chunks}, read as they are (not copied). */
+    public static MerkleHashSubtree fromChunks(boolean atStart, Nodes chunks, boolean atEnd) {
+        Nodes current = chunks;
         Nodes lefts = new Nodes(64);
         Nodes rights = new Nodes(64);
         int[][] levels = new int[8][];

@@ -11,7 +11,6 @@ import org.openxet.storage.IndexException;
 import org.openxet.storage.XorbLayout;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 
@@ -131,9 +130,7 @@ public final class FileChunkHashes {
         long cursor;
         /** Size of the previous clean chunk while an open window extends past its dirty range; -1 for none. */
         long previousClean = -1;
-        byte[] gapHashes = new byte[32 * 64];
-        long[] gapSizes = new long[64];
-        int gapCount;
+        final MerkleHashSubtree.Nodes gap = new MerkleHashSubtree.Nodes();
 
         Windows(List<Range> dirty) {
             this.dirty = dirty;
@@ -148,7 +145,7 @@ public final class FileChunkHashes {
                     inWindow = true;
                     previousClean = -1;
                 } else {
-                    keep(hashes, offset, size);
+                    gap.add(hashes, offset, size);
                 }
             } else if (overlaps || overlaps(next + 1, chunkStart, chunkEnd)) {
                 if (!overlaps) next++;
@@ -171,12 +168,12 @@ public final class FileChunkHashes {
         }
 
         void finish() {
-            gaps.add(gap(true));
+            gaps.add(tree(true));
         }
 
         private void open(long chunkEnd) {
-            gaps.add(gap(false));
-            gapCount = 0;
+            gaps.add(tree(false));
+            gap.clear();
             windows.add(new Range(cursor, chunkEnd));
             skipCovered(chunkEnd);
         }
@@ -194,17 +191,8 @@ public final class FileChunkHashes {
             return i < dirty.size() && end > dirty.get(i).start() && start < dirty.get(i).end();
         }
 
-        private void keep(byte[] hashes, int offset, long size) {
-            if (gapCount == gapSizes.length) {
-                gapHashes = Arrays.copyOf(gapHashes, 64 * gapCount);
-                gapSizes = Arrays.copyOf(gapSizes, 2 * gapCount);
-            }
-            System.arraycopy(hashes, offset, gapHashes, 32 * gapCount, 32);
-            gapSizes[gapCount++] = size;
-        }
-
-        private MerkleHashSubtree gap(boolean atEnd) {
-            MerkleHashSubtree g = MerkleHashSubtree.fromChunks(gapAtStart, gapHashes, gapSizes, gapCount, atEnd);
+        private MerkleHashSubtree tree(boolean atEnd) {
+            MerkleHashSubtree g = MerkleHashSubtree.fromChunks(gapAtStart, gap, atEnd);
             return g.isEmpty() ? null : g;
         }
     }
