@@ -97,7 +97,9 @@ final class TransportBaseline {
      * The floor under each full answer: a body of exactly its size streamed by a bare route with the server's own
      * socket settings (blocking streams, TCP_NODELAY, 1 MiB writes, the first one 64 KiB), as many times as the gate
      * times each answer, the sizes alternating. An answer's p99 can come no lower than its bytes' own p99 here: on a
-     * 2-core VM that floor, not the server's work, is what is left between the merged answer and a 10 ms p99.
+     * 2-core VM that floor, not the server's work, is what is left between the merged answer and a 10 ms p99. Each
+     * transfer alternates with the same bytes from {@link OffHeapBodyServer} ({@code offheap_*}): the floor of a Java
+     * server that wrote from direct memory, which Helidon's sockets cannot.
      */
     static Map<String, Object> floors(Map<String, Long> sizes, int samples) throws Exception {
         WebServer server = WebServer.builder().host("127.0.0.1").port(0).shutdownHook(false).useNio(false)
@@ -120,30 +122,46 @@ final class TransportBaseline {
                 })
                 .build().start();
         Map<String, Object> out = new LinkedHashMap<>();
-        try (RawHttp http = new RawHttp("127.0.0.1", server.port())) {
+        try (OffHeapBodyServer offHeap = new OffHeapBodyServer(sizes);
+             RawHttp http = new RawHttp("127.0.0.1", server.port());
+             RawHttp direct = new RawHttp("127.0.0.1", offHeap.port())) {
             String[] labels = sizes.keySet().toArray(String[]::new);
-            byte[][] request = new byte[labels.length][];
-            double[][] t = new double[labels.length][samples];
+            // [size][0] through Helidon, [size][1] off-heap; each transfer alternates with the other.
+            byte[][][] request = new byte[labels.length][2][];
+            RawHttp[] via = {http, direct};
+            int[] ports = {server.port(), offHeap.port()};
+            double[][][] t = new double[labels.length][2][samples];
             for (int s = 0; s < labels.length; s++) {
-                request[s] = RawHttp.get("127.0.0.1", server.port(), "/floor/" + labels[s], "-", null);
-                for (int i = 0; i < 10; i++) http.exchange(request[s], null);
+                for (int v = 0; v < 2; v++) {
+                    request[s][v] = RawHttp.get("127.0.0.1", ports[v], "/floor/" + labels[s], "-", null);
+                    for (int i = 0; i < 10; i++) via[v].exchange(request[s][v], null);
+                }
             }
             for (int i = 0; i < samples; i++) {
                 for (int s = 0; s < labels.length; s++) {
-                    RawHttp.Response r = http.exchange(request[s], null);
-                    if (r.status() != 200 || r.bodyBytes() != sizes.get(labels[s])) {
-                        throw new IllegalStateException("floor answered " + r.status() + ", " + r.bodyBytes() + " bytes");
+                    for (int k = 0; k < 2; k++) {
+                        int v = (i + k) % 2;
+                        RawHttp.Response r = via[v].exchange(request[s][v], null);
+                        if (r.status() != 200 || r.bodyBytes() != sizes.get(labels[s])) {
+                            throw new IllegalStateException("floor answered " + r.status() + ", " + r.bodyBytes() + " bytes");
+                        }
+                        t[s][v][i] = r.millis();
                     }
-                    t[s][i] = r.millis();
                 }
             }
             for (int s = 0; s < labels.length; s++) {
-                System.out.printf("  %-8s (%,d bytes): p50 %s  min %s  p99 %s%n", labels[s], sizes.get(labels[s]),
-                        Stats.ms(Stats.percentile(t[s], 50)), Stats.ms(Stats.min(t[s])), Stats.ms(Stats.percentile(t[s], 99)));
+                double[] helidon = t[s][0];
+                double[] offHeapMs = t[s][1];
+                System.out.printf("  %-8s (%,d bytes): p50 %s  min %s  p99 %s;  off-heap, no Helidon: p50 %s  p99 %s%n",
+                        labels[s], sizes.get(labels[s]), Stats.ms(Stats.percentile(helidon, 50)), Stats.ms(Stats.min(helidon)),
+                        Stats.ms(Stats.percentile(helidon, 99)), Stats.ms(Stats.percentile(offHeapMs, 50)),
+                        Stats.ms(Stats.percentile(offHeapMs, 99)));
                 Map<String, Object> one = new LinkedHashMap<>();
-                one.put("p50", Stats.r3(Stats.percentile(t[s], 50)));
-                one.put("p99", Stats.r3(Stats.percentile(t[s], 99)));
-                one.put("min", Stats.r3(Stats.min(t[s])));
+                one.put("p50", Stats.r3(Stats.percentile(helidon, 50)));
+                one.put("p99", Stats.r3(Stats.percentile(helidon, 99)));
+                one.put("min", Stats.r3(Stats.min(helidon)));
+                one.put("offheap_p50", Stats.r3(Stats.percentile(offHeapMs, 50)));
+                one.put("offheap_p99", Stats.r3(Stats.percentile(offHeapMs, 99)));
                 out.put(labels[s], one);
             }
         } finally {
