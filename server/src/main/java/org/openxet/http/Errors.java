@@ -11,7 +11,7 @@ import org.openxet.protocol.FormatException;
 import org.openxet.protocol.HashMismatchException;
 import org.openxet.protocol.InvalidHashException;
 import org.openxet.service.AuthException;
-import org.openxet.service.ShardRegistration;
+import org.openxet.service.Slots;
 import org.openxet.storage.BucketException;
 
 import java.net.SocketException;
@@ -48,7 +48,7 @@ public final class Errors {
             case InvalidHashException e -> new Mapped(400, "invalid_hash", e.getMessage());
             case HashMismatchException e -> new Mapped(400, "hash_mismatch", e.getMessage());
             case FormatException e -> new Mapped(400, "invalid_format", e.getMessage());
-            case ShardRegistration.Busy e -> new Mapped(503, "busy", e.getMessage());
+            case Slots.Busy e -> new Mapped(503, "busy", e.getMessage());
             default -> {
                 if (storageFull(t)) {
                     yield new Mapped(507, "insufficient_storage", "the server's storage is full; nothing was stored");
@@ -121,7 +121,7 @@ public final class Errors {
         if (m.code().equals("storage_unavailable")) {
             // One line, no stack: an outage fails every request until it ends, and the cause says all there is.
             LOG.warning(where + " -> 503 storage_unavailable: " + loggable(t + " (cause: " + rootMessage(t) + ")"));
-        } else if (m.status() >= 500 && !(t instanceof HttpError) && !(t instanceof ShardRegistration.Busy)) {
+        } else if (m.status() >= 500 && !(t instanceof HttpError) && !(t instanceof Slots.Busy)) {
             LOG.log(Level.WARNING, where + " failed: " + loggable(t.toString()), t);
         } else {
             LOG.info(where + " -> " + m.status() + " " + m.code() + ": " + loggable(m.message()));

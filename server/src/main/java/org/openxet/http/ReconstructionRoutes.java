@@ -13,15 +13,15 @@ import org.openxet.service.ReconstructionPlanner;
 import org.openxet.service.ReconstructionPlanner.Plan;
 import org.openxet.service.Services;
 import org.openxet.service.SignedUrls;
+import org.openxet.service.Slots;
 import org.openxet.storage.FileRecord;
 
 import java.io.OutputStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code GET /v2/reconstructions/{file_id}}, {@code GET /v1/reconstructions/{file_id}}, the v1 batch query and
@@ -32,7 +32,7 @@ final class ReconstructionRoutes {
     /** The byte ranges a range edit will change (§5.9). */
     private static final HeaderName X_RANGE_DIRTY = HeaderNames.create("X-Range-Dirty");
     /** How long a file-chunk-hashes request waits for a slot before a 503 (the clients retry it). */
-    private static final long CHUNK_HASHES_WAIT_SECONDS = 30;
+    private static final Duration CHUNK_HASHES_WAIT = Duration.ofSeconds(30);
 
     private final Services services;
     private final ReconstructionPlanner planner;
@@ -44,7 +44,7 @@ final class ReconstructionRoutes {
      * CPU for 900,000 chunks (a 57 GB file; JMH {@code FileChunkHashesBench}) against 15 ms for the same file's full
      * reconstruction, so a few requests for huge files must not take every core from the downloads.
      */
-    private final Semaphore chunkHashPermits = new Semaphore(Runtime.getRuntime().availableProcessors());
+    private final Slots chunkHashSlots = new Slots(Runtime.getRuntime().availableProcessors(), "file-chunk-hashes", false);
 
     ReconstructionRoutes(Services services, SignedUrls urls) {
         this.services = services;
@@ -185,15 +185,10 @@ final class ReconstructionRoutes {
             dirty.add(new FileChunkHashes.Range(r.start(), r.endInclusive() + 1));
         }
         FileChunkHashes.Answer answer;
-        if (!chunkHashPermits.tryAcquire(CHUNK_HASHES_WAIT_SECONDS, TimeUnit.SECONDS)) {
-            throw new HttpError(503, "busy", "every file-chunk-hashes slot is taken; retry later");
-        }
-        try {
+        try (Slots.Held ignored = chunkHashSlots.acquire(CHUNK_HASHES_WAIT)) {
             answer = chunkHashes.answer(file, dirty);
         } catch (FileChunkHashes.NothingDirty e) {
             throw HttpError.badRequest(e.getMessage());
-        } finally {
-            chunkHashPermits.release();
         }
         JsonBytes json = new JsonBytes(null, 4096);
         ReconstructionJson.writeChunkHashes(json, answer);

@@ -16,8 +16,6 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code POST /v1/shards} and {@code /v2/shards} without the HTTP (§5.3, §6): parse with bounded allocation,
@@ -31,8 +29,7 @@ public final class ShardRegistration {
 
     private final Bucket bucket;
     private final Index index;
-    private final Semaphore permits;
-    private final int maxPermits;
+    private final Slots permits;
     private final Clock clock;
     // One registration of a shard at a time stores, registers and, on failure, removes its object, so a failed
     // registration never deletes an object that a concurrent identical one has just registered. Different shards
@@ -42,8 +39,7 @@ public final class ShardRegistration {
     public ShardRegistration(Bucket bucket, Index index, int permits, Clock clock) {
         this.bucket = bucket;
         this.index = index;
-        this.permits = new Semaphore(permits, true);
-        this.maxPermits = permits;
+        this.permits = new Slots(permits, "shard commit", true);
         this.clock = clock;
     }
 
@@ -67,28 +63,15 @@ public final class ShardRegistration {
         T run() throws E, IOException, IndexException, FormatException;
     }
 
-    /** No commit permit came free in time: the caller answers 503 and the client retries later. */
-    public static final class Busy extends Exception {
-        Busy(String message) {
-            super(message);
-        }
-    }
-
     /**
      * Runs {@code work} (typically: read the body, then {@link #register}) under one of the commit permits, waiting at
      * most {@code wait} for one: slow uploads can hold every permit for minutes, and a wait without end left every
      * other shard upload unanswered.
      */
     public <T, E extends Exception> T withPermit(Duration wait, Permitted<T, E> work) throws E, IOException,
-            IndexException, FormatException, InterruptedException, Busy {
-        if (!permits.tryAcquire(wait.toNanos(), TimeUnit.NANOSECONDS)) {
-            throw new Busy("all " + maxPermits + " shard commit slots stayed busy for " + wait.toSeconds()
-                    + " s; retry later");
-        }
-        try {
+            IndexException, FormatException, InterruptedException, Slots.Busy {
+        try (Slots.Held ignored = permits.acquire(wait)) {
             return work.run();
-        } finally {
-            permits.release();
         }
     }
 
@@ -131,6 +114,6 @@ public final class ShardRegistration {
     }
 
     public int availablePermits() {
-        return permits.availablePermits();
+        return permits.available();
     }
 }
