@@ -3,7 +3,7 @@ package org.openxet.gates;
 /**
  * {@code gates/run NAME [--enforce] [options]}: prints the machine, human-readable progress, and one JSON object as
  * its last line. Without {@code --enforce} the exit code is 0 whatever the numbers (report mode); with it, a missed
- * threshold exits 1. Gates: {@code latency}, {@code commits}, {@code load}.
+ * threshold exits 1. Gates: {@code latency}, {@code commits}, {@code load}, {@code transfer} (report only).
  */
 public final class GateMain {
     private GateMain() {
@@ -12,7 +12,7 @@ public final class GateMain {
     public static void main(String[] argv) throws Exception {
         Args args = Args.parse(argv);
         if (args.gate() == null) {
-            System.err.println("usage: gates/run latency|commits|load [--enforce] [options]");
+            System.err.println("usage: gates/run latency|commits|load|transfer [--enforce] [options]");
             System.exit(2);
         }
         System.out.println(Machine.describe());
@@ -20,8 +20,9 @@ public final class GateMain {
             case "latency" -> LatencyGate.run(args);
             case "commits" -> CommitsGate.run(args);
             case "load" -> LoadGate.run(args);
+            case "transfer" -> TransferGate.run(args);
             default -> {
-                System.err.println("unknown gate " + args.gate() + " (latency, commits, load)");
+                System.err.println("unknown gate " + args.gate() + " (latency, commits, load, transfer)");
                 yield 2;
             }
         };

@@ -48,11 +48,23 @@ public final class RawHttp implements AutoCloseable {
         out = socket.getOutputStream();
     }
 
-    /** The bytes of {@code GET path} with a bearer token and an optional {@code Range} header. */
+    /** The bytes of {@code GET path} with a bearer token (none when null) and an optional {@code Range} header. */
     public static byte[] get(String host, int port, String path, String token, String range) {
-        StringBuilder s = new StringBuilder(512).append("GET ").append(path).append(" HTTP/1.1\r\nHost: ")
-                .append(host).append(':').append(port).append("\r\nAuthorization: Bearer ").append(token).append("\r\n");
+        return head("GET", host, port, path, token, range, -1);
+    }
+
+    /** The head of {@code POST path} with a bearer token and a Content-Length; the body follows it on the socket. */
+    public static byte[] post(String host, int port, String path, String token, long contentLength) {
+        return head("POST", host, port, path, token, null, contentLength);
+    }
+
+    private static byte[] head(String method, String host, int port, String path, String token, String range,
+                               long contentLength) {
+        StringBuilder s = new StringBuilder(512).append(method).append(' ').append(path).append(" HTTP/1.1\r\nHost: ")
+                .append(host).append(':').append(port).append("\r\n");
+        if (token != null) s.append("Authorization: Bearer ").append(token).append("\r\n");
         if (range != null) s.append("Range: ").append(range).append("\r\n");
+        if (contentLength >= 0) s.append("Content-Length: ").append(contentLength).append("\r\n");
         return s.append("\r\n").toString().getBytes(StandardCharsets.US_ASCII);
     }
 
@@ -62,8 +74,14 @@ public final class RawHttp implements AutoCloseable {
 
     /** Sends {@code request} and reads the whole answer; the body is copied into {@code keep} when non-null. */
     public Response exchange(byte[] request, ByteArrayOutputStream keep) throws IOException {
+        return exchange(request, null, keep);
+    }
+
+    /** Sends {@code head}, then {@code requestBody} when non-null, and reads the whole answer as {@link #exchange}. */
+    public Response exchange(byte[] head, byte[] requestBody, ByteArrayOutputStream keep) throws IOException {
         long sent = System.nanoTime();
-        out.write(request);
+        out.write(head);
+        if (requestBody != null) out.write(requestBody);
         out.flush();
         if (pos == lim) fill();
         long first = System.nanoTime();

@@ -12,7 +12,6 @@ import org.openxet.protocol.shard.XorbChunkEntry;
 import org.openxet.protocol.xorb.XorbBuilder;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -49,11 +48,16 @@ public final class ShardFixtures {
 
     /** A xorb of {@code chunks} random (incompressible, stored uncompressed) chunks of 64–192 bytes. */
     public static RealXorb xorb(SplittableRandom r, int chunks) {
+        return xorb(r, chunks, 64, 192);
+    }
+
+    /** A xorb of {@code chunks} random chunks (stored uncompressed) of {@code minBytes} to {@code maxBytes} each. */
+    public static RealXorb xorb(SplittableRandom r, int chunks, int minBytes, int maxBytes) {
         XorbBuilder b = new XorbBuilder(XorbBuilder.Compression.NONE);
         byte[] raw = new byte[32 * chunks];
         long[] sizes = new long[chunks];
         for (int k = 0; k < chunks; k++) {
-            byte[] chunk = new byte[64 + r.nextInt(129)];
+            byte[] chunk = new byte[minBytes + r.nextInt(maxBytes - minBytes + 1)];
             r.nextBytes(chunk);
             b.add(chunk, 0, chunk.length);
             XetHashes.chunkHash(chunk, 0, chunk.length, raw, 32 * k);
@@ -68,12 +72,27 @@ public final class ShardFixtures {
 
     /** A one-term file entry with its verification hash and the file hash computed from the chunks. */
     public static FileEntry file(Term t) {
-        int n = t.to() - t.from();
-        MerkleHash fileHash = XetHashes.fileHash(Arrays.copyOfRange(t.xorb().chunkHashes(), 32 * t.from(), 32 * t.to()),
-                Arrays.copyOfRange(t.xorb().sizes(), t.from(), t.to()), n);
-        FileTerm term = new FileTerm(t.xorb().hash(), 0, (int) t.xorb().unpackedBytes(t.from(), t.to()), t.from(), t.to());
-        MerkleHash verification = XetHashes.verificationHash(t.xorb().chunkHashes(), t.from(), t.to());
-        return new FileEntry(fileHash, FileEntry.FLAG_WITH_VERIFICATION, List.of(term), List.of(verification), null);
+        return file(List.of(t));
+    }
+
+    /** A file entry of these terms in order, with their verification hashes and the file hash of all their chunks. */
+    public static FileEntry file(List<Term> ts) {
+        int n = ts.stream().mapToInt(t -> t.to() - t.from()).sum();
+        byte[] hashes = new byte[32 * n];
+        long[] sizes = new long[n];
+        List<FileTerm> terms = new ArrayList<>(ts.size());
+        List<MerkleHash> verifications = new ArrayList<>(ts.size());
+        int at = 0;
+        for (Term t : ts) {
+            int k = t.to() - t.from();
+            System.arraycopy(t.xorb().chunkHashes(), 32 * t.from(), hashes, 32 * at, 32 * k);
+            System.arraycopy(t.xorb().sizes(), t.from(), sizes, at, k);
+            at += k;
+            terms.add(new FileTerm(t.xorb().hash(), 0, (int) t.xorb().unpackedBytes(t.from(), t.to()), t.from(), t.to()));
+            verifications.add(XetHashes.verificationHash(t.xorb().chunkHashes(), t.from(), t.to()));
+        }
+        MerkleHash fileHash = XetHashes.fileHash(hashes, sizes, n);
+        return new FileEntry(fileHash, FileEntry.FLAG_WITH_VERIFICATION, terms, verifications, null);
     }
 
     /** The xorb block a client lists for a xorb it uploaded (hf_xet sends num_bytes_on_disk 0). */
@@ -94,6 +113,12 @@ public final class ShardFixtures {
         List<FileEntry> entries = files.stream().map(ShardFixtures::file).toList();
         List<XorbBlock> blocks = listed.stream().map(ShardFixtures::block).toList();
         return ShardWriter.write(new Shard(ShardHeader.withoutFooter(), entries, blocks, null));
+    }
+
+    /** A shard body as hf_xet uploads it (no footer): one file of {@code terms} in order, the given xorbs listed. */
+    public static byte[] shardOfOneFile(List<Term> terms, List<RealXorb> listed) {
+        List<XorbBlock> blocks = listed.stream().map(ShardFixtures::block).toList();
+        return ShardWriter.write(new Shard(ShardHeader.withoutFooter(), List.of(file(terms)), blocks, null));
     }
 
     /** The gate's shard over 4 xorbs: one file per xorb covering all its chunks, all 4 xorbs listed. */

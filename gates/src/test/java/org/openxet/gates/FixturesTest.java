@@ -58,6 +58,16 @@ class FixturesTest {
             var file = ShardFixtures.file(new ShardFixtures.Term(xs.get(0), 0, ShardFixtures.CHUNKS));
             assertTrue(s.index().file(file.fileHash(), ShardFixtures.SCOPE).isPresent());
 
+            // The transfer gate's file: one file over parts of several xorbs, which registration re-hashes.
+            List<ShardFixtures.Term> terms = List.of(new ShardFixtures.Term(xs.get(1), 3, 40),
+                    new ShardFixtures.Term(xs.get(2), 0, ShardFixtures.CHUNKS), new ShardFixtures.Term(xs.get(1), 0, 2));
+            byte[] oneFile = ShardFixtures.shardOfOneFile(terms, xs.subList(1, 3));
+            assertTrue(s.shards().register(oneFile, oneFile.length, ShardFixtures.SCOPE, ShardRegistration.SILENT));
+            FileRecord multi = s.index().file(ShardFixtures.file(terms).fileHash(), ShardFixtures.SCOPE).orElseThrow();
+            assertEquals(3, multi.termCount());
+            assertEquals(xs.get(1).unpackedBytes(3, 40) + xs.get(2).unpackedBytes(0, ShardFixtures.CHUNKS)
+                    + xs.get(1).unpackedBytes(0, 2), multi.size());
+
             Xorbs xorbs = ReconstructionFixtures.xorbs(10, 4);
             FileRecord f = ReconstructionFixtures.file(Shape.UNMERGED, 1000, xorbs, 0, ReconstructionFixtures.randomHash(r));
             ReconstructionFixtures.registerXorbs(s.index(), xorbs);
