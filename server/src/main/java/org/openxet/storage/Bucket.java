@@ -29,7 +29,10 @@ public interface Bucket extends AutoCloseable {
     /** Size of the object, or empty when absent. */
     Optional<Long> size(String key) throws IOException;
 
-    /** Streams {@code length} bytes from {@code offset}; never reads the whole object into memory. */
+    /**
+     * Streams {@code length} bytes from {@code offset}; never reads the whole object into memory. The stream is read
+     * and closed by the thread that opened it (a {@link LocalBucket} stream may be a mapping only that thread can use).
+     */
     InputStream openRange(String key, long offset, long length) throws IOException;
 
     /** Whole-object read, for small objects (shards) and tools. */

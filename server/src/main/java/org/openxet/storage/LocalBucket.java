@@ -2,6 +2,9 @@ package org.openxet.storage;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
@@ -122,6 +125,13 @@ public final class LocalBucket implements Bucket {
         }
     }
 
+    /**
+     * From this length on a range is read through a mapping of the file: one copy from the page cache into the
+     * caller's array, where {@code FileChannel.read} into a heap array copies twice (through a temporary direct
+     * buffer). Below it, mapping and unmapping cost more than the copy saves.
+     */
+    static final long MAP_FROM_BYTES = 256 * 1024;
+
     @Override
     public InputStream openRange(String key, long offset, long length) throws IOException {
         FileChannel ch = FileChannel.open(path(key), StandardOpenOption.READ);
@@ -129,6 +139,19 @@ public final class LocalBucket implements Bucket {
             long size = ch.size();
             ch.close();
             throw new IOException("range " + offset + "+" + length + " outside object " + key + " of " + size + " bytes");
+        }
+        if (length >= MAP_FROM_BYTES) {
+            // Objects are never truncated or rewritten in place (a put renames a new file over the key), so a mapping
+            // cannot fault on a shrinking file; a file deleted while mapped stays readable until the unmap.
+            try (ch) {
+                Arena arena = Arena.ofConfined();
+                try {
+                    return new MappedRangeInputStream(ch.map(FileChannel.MapMode.READ_ONLY, offset, length, arena), arena);
+                } catch (IOException | RuntimeException e) {
+                    arena.close();
+                    throw e;
+                }
+            }
         }
         ch.position(offset);
         InputStream whole = Channels.newInputStream(ch);
@@ -172,6 +195,42 @@ public final class LocalBucket implements Bucket {
             s.forEach(out::add);
         }
         return out;
+    }
+
+    /**
+     * A mapped range, unmapped on close. The arena is confined (closing a shared one stops every thread for a
+     * handshake), so the opening thread reads and closes it, as {@link Bucket#openRange} requires.
+     */
+    private static final class MappedRangeInputStream extends InputStream {
+        private final MemorySegment range;
+        private final Arena arena;
+        private long at;
+
+        MappedRangeInputStream(MemorySegment range, Arena arena) {
+            this.range = range;
+            this.arena = arena;
+        }
+
+        @Override
+        public int read() {
+            return at < range.byteSize() ? range.get(ValueLayout.JAVA_BYTE, at++) & 0xff : -1;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) {
+            java.util.Objects.checkFromIndexSize(off, len, b.length);
+            long left = range.byteSize() - at;
+            if (left <= 0) return len == 0 ? 0 : -1;
+            int n = (int) Math.min(len, left);
+            MemorySegment.copy(range, ValueLayout.JAVA_BYTE, at, b, off, n);
+            at += n;
+            return n;
+        }
+
+        @Override
+        public void close() {
+            if (arena.scope().isAlive()) arena.close();
+        }
     }
 
     /** Caps a stream at a length. */
