@@ -128,9 +128,10 @@ public final class LocalBucket implements Bucket {
     /**
      * From this length on a range is read through a mapping of the file: one copy from the page cache into the
      * caller's array, where {@code FileChannel.read} into a heap array copies twice (through a temporary direct
-     * buffer). Below it, mapping and unmapping cost more than the copy saves.
+     * buffer). Measured on page-cached ranges (open, read, close): the two cross at about 512 KiB; a mapped 256 KiB
+     * range costs 59–76 µs against 52–57 read, a 1 MiB one 163–165 against 175–184, 16 MiB 2.4 against 2.8 ms.
      */
-    static final long MAP_FROM_BYTES = 256 * 1024;
+    static final long MAP_FROM_BYTES = 1024 * 1024;
 
     @Override
     public InputStream openRange(String key, long offset, long length) throws IOException {

@@ -98,24 +98,25 @@ abstract class BucketContractTest {
 
     @Test
     void largeRangesReturnExactlyTheirBytesAtEveryEdge() throws Exception {
-        // Ranges this long are mapped by the local bucket rather than read, so their edges are checked again here.
-        int size = (1 << 20) + 17;
+        // Ranges from this length on are mapped by the local bucket rather than read: their edges are checked again.
+        int m = (int) LocalBucket.MAP_FROM_BYTES;
+        int size = 3 * m + 17;
         byte[] data = random(size, 5);
         bucket.put(XORB_A, data);
-        long[][] ranges = {{0, size}, {1, size - 1}, {size - 256 * 1024, 256 * 1024}, {12_345, 700_000}, {0, 256 * 1024}};
+        long[][] ranges = {{0, size}, {1, size - 1}, {size - m, m}, {12_345, m + 500_000}, {0, m - 1}, {m, m}};
         for (long[] r : ranges) {
             byte[] got = readAll(bucket.openRange(XORB_A, r[0], r[1]));
             assertArrayEquals(Arrays.copyOfRange(data, (int) r[0], (int) (r[0] + r[1])), got, r[0] + "+" + r[1]);
         }
-        try (InputStream in = bucket.openRange(XORB_A, size - 300_000, 300_000)) {
-            assertEquals(data[size - 300_000] & 0xFF, in.read());
+        int tail = m + 1_000;
+        try (InputStream in = bucket.openRange(XORB_A, size - tail, tail)) {
+            assertEquals(data[size - tail] & 0xFF, in.read());
             assertEquals(0, in.read(new byte[8], 0, 0));
-            byte[] rest = in.readAllBytes();
-            assertArrayEquals(Arrays.copyOfRange(data, size - 299_999, size), rest);
+            assertArrayEquals(Arrays.copyOfRange(data, size - tail + 1, size), in.readAllBytes());
             assertEquals(-1, in.read());
             assertEquals(-1, in.read(new byte[8], 0, 8));
         }
-        for (long[] r : new long[][]{{1, size}, {size - 256 * 1024, 256 * 1024 + 1}}) {
+        for (long[] r : new long[][]{{1, size}, {size - m, m + 1}}) {
             IOException e = assertThrows(IOException.class, () -> readAll(bucket.openRange(XORB_A, r[0], r[1])));
             assertFalse(e instanceof NoSuchFileException, r[0] + "+" + r[1] + ": " + e);
         }
