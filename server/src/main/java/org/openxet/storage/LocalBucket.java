@@ -62,6 +62,16 @@ public final class LocalBucket implements Bucket {
         return root.resolve(dir + fan + "/" + name);
     }
 
+    /**
+     * Largest single write of a put. {@code FileChannel.write} of a heap buffer first copies all of it into a temporary
+     * direct buffer, which the JDK then keeps cached per carrier thread with no size limit: whole-xorb writes would
+     * leave up to 64 MiB of native memory on every carrier (every core) once uploads have run on it. Slices keep that
+     * copy at 1 MiB. Ten 63 MB xorbs ingested on virtual threads, 2 cores, native memory tracking at the end: "Other"
+     * 124,126 KB with whole writes, 1,064 KB with slices; a standalone write-and-fsync of 63 MB took 34.4 ms in 1 MiB
+     * slices against 35.4 whole.
+     */
+    private static final int WRITE_SLICE = 1024 * 1024;
+
     @Override
     public void put(String key, ByteBuffer... parts) throws IOException {
         Path target = path(key);
@@ -70,9 +80,11 @@ public final class LocalBucket implements Bucket {
         try {
             try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
                 for (ByteBuffer part : parts) {
-                    ByteBuffer buf = part.duplicate();
-                    while (buf.hasRemaining()) {
-                        ch.write(buf);
+                    for (int at = part.position(); at < part.limit(); at += WRITE_SLICE) {
+                        ByteBuffer slice = part.slice(at, Math.min(WRITE_SLICE, part.limit() - at));
+                        while (slice.hasRemaining()) {
+                            ch.write(slice);
+                        }
                     }
                 }
                 ch.force(true);
