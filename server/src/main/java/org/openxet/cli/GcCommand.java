@@ -5,6 +5,7 @@ import org.openxet.service.Recovery;
 import org.openxet.service.ServerConfig;
 import org.openxet.service.Services;
 import org.openxet.service.XorbCollector;
+import org.openxet.storage.IndexException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -15,11 +16,13 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code openxet gc}: remove the xorbs no shard ever registered a file with, once they are older than a grace period,
- * from a data dir whose server is stopped (see {@link XorbCollector}).
+ * from a data dir whose server is stopped (see {@link XorbCollector}); on storage several nodes share, only while the
+ * PostgreSQL index proves every node stopped ({@link org.openxet.storage.Index#collectorLock}).
  */
 @Command(name = "gc", description = {"Remove xorbs that nothing uses (uploaded, but no shard registered a file with them) "
         + "once older than --older-than. Run it with the server stopped: it takes the data dir's lock.",
-        "Embedded storage only (SQLite and the local bucket); prints one JSON line."})
+        "With a PostgreSQL index (and an S3 bucket) several nodes share, stop every node first: gc checks through "
+        + "PostgreSQL that none is connected, and no node starts until it is done. Prints one JSON line."})
 public final class GcCommand implements Callable<Integer> {
     @Option(names = "--data", paramLabel = "DIR", description = "Data directory of the server (default ./data).")
     Path data;
@@ -43,9 +46,10 @@ public final class GcCommand implements Callable<Integer> {
         if (grace.isNegative()) throw new IllegalArgumentException("--older-than must not be negative");
         ServerConfig cfg = ServerConfig.load(config);
         if (data != null) cfg = cfg.withDataDir(data);
-        if (!cfg.storage().indexUrl().isEmpty() || !cfg.storage().bucketUrl().isEmpty()) {
-            return fail(2, "gc works on a data dir's own SQLite index and bucket only: with a shared index or bucket"
-                    + " other nodes may be uploading the xorbs it would take for unused");
+        boolean sharedIndex = !cfg.storage().indexUrl().isEmpty();
+        if (!cfg.storage().bucketUrl().isEmpty() && !sharedIndex) {
+            return fail(2, "an S3 bucket is collected only with the PostgreSQL index its nodes share, through which gc"
+                    + " checks that every node is stopped; a data dir's own SQLite index cannot know about other nodes");
         }
         Path dataDir = DataDirs.existing(cfg.dataDir()).toAbsolutePath();
         cfg = cfg.withDataDir(dataDir);
@@ -56,19 +60,35 @@ public final class GcCommand implements Callable<Integer> {
             return fail(1, "data dir " + dataDir + " is in use by a running openxet server: stop it before gc");
         }
         try (lock) {
-            Services services = Services.open(cfg);
-            XorbCollector.Report report;
+            Services services;
+            try {
+                services = Services.open(cfg);
+            } catch (IndexException e) {
+                return fail(2, e.getMessage());
+            }
+            XorbCollector.Report report = null;
+            String refused = null;
             Instant now = Instant.now();
             try {
                 // Like serve: a crashed run (of either) left objects of uploads it never acknowledged.
                 if (Recovery.begin(dataDir)) {
                     Recovery.reconcile(services.index(), services.bucket());
                 }
-                report = XorbCollector.collect(services.index(), services.bucket(), now, grace, dryRun);
+                if (sharedIndex) {
+                    try (AutoCloseable everyNodeStopped = services.index().collectorLock()) {
+                        report = XorbCollector.collect(services.index(), services.bucket(), now, grace, dryRun, true);
+                    } catch (IndexException e) {
+                        // Refused: a node runs or starts, or another gc holds the lock (collect's own failures too).
+                        refused = e.getMessage();
+                    }
+                } else {
+                    report = XorbCollector.collect(services.index(), services.bucket(), now, grace, dryRun);
+                }
             } finally {
                 services.close();
             }
             Recovery.endCleanly(dataDir);
+            if (refused != null) return fail(1, refused);
             System.out.println(Json.line(new Output(report.unused(), report.removed(), report.bytesFreed(),
                     report.dryRun(), now.minus(grace).toString())));
             return 0;

@@ -12,8 +12,9 @@ import java.util.List;
 /**
  * Reclaims the space of xorbs nothing uses: uploaded, but no shard ever registered a file with them (a client that
  * stopped between its xorb uploads and its shard upload, and never came back). Runs only with the data dir locked
- * ({@code openxet gc}), so no upload, registration or download runs meanwhile, and only on storage private to that
- * data dir: on a shared index or bucket, other nodes may be mid-upload, which one node cannot know.
+ * ({@code openxet gc}), so no upload, registration or download runs meanwhile. Storage that several nodes share (the
+ * PostgreSQL index, an S3 bucket) is collected only under the index's {@link Index#collectorLock}, the proof that
+ * every node is stopped and none can start: otherwise another node may be mid-upload, which one node cannot know.
  *
  * <p>The grace period is what keeps a returning client whole: it re-uploads the same xorbs ({@code was_inserted}
  * false, since they are still there) and then its shard. A xorb younger than the grace is never collected. Each
@@ -28,10 +29,19 @@ public final class XorbCollector {
     public record Report(int unused, int removed, long bytesFreed, boolean dryRun) {
     }
 
-    /** Collects xorbs registered more than {@code grace} before {@code now} that nothing uses. */
+    /** Collects xorbs registered more than {@code grace} before {@code now} that nothing uses, on private storage. */
     public static Report collect(Index index, Bucket bucket, Instant now, Duration grace, boolean dryRun)
             throws IOException, IndexException {
-        if (bucket.shared()) {
+        return collect(index, bucket, now, grace, dryRun, false);
+    }
+
+    /**
+     * As {@link #collect(Index, Bucket, Instant, Duration, boolean)}; {@code everyNodeStopped} says the caller holds
+     * the shared index's {@link Index#collectorLock}, without which a shared bucket is refused.
+     */
+    public static Report collect(Index index, Bucket bucket, Instant now, Duration grace, boolean dryRun,
+                                 boolean everyNodeStopped) throws IOException, IndexException {
+        if (bucket.shared() && !everyNodeStopped) {
             throw new IllegalStateException("the bucket is shared by several nodes: collecting unused xorbs needs every "
                     + "node stopped, which one node cannot know");
         }

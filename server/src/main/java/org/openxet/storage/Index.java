@@ -62,9 +62,18 @@ public interface Index extends AutoCloseable {
     /** Keys of every registered xorb (reconciliation after an unclean stop). */
     List<MerkleHash> xorbHashes() throws IndexException;
 
-    /** Why an index several nodes share does not collect xorbs (see {@link #unusedXorbs}). */
+    /** Why an index several nodes share does not collect xorbs without {@link #collectorLock}. */
     String SHARED_GC = "this index is shared by several nodes: collecting unused xorbs needs every node stopped, "
-            + "which one node cannot know";
+            + "which only its collector lock proves";
+
+    /**
+     * For an index several nodes share: proof, until closed, that no node uses it and none can start, which
+     * {@link #unusedXorbs} and {@link #forgetUnusedXorbs} then require. An index private to one data dir has none
+     * (the data dir's lock is its proof).
+     */
+    default AutoCloseable collectorLock() throws IndexException {
+        throw new IndexException("this index is private to one data dir: its lock is the data dir's", null);
+    }
 
     /** A registered xorb that nothing uses; {@code registeredAt} in epoch seconds. */
     record UnusedXorb(MerkleHash hash, long storedBytes, long registeredAt) {
@@ -72,8 +81,9 @@ public interface Index extends AutoCloseable {
 
     /**
      * Xorbs registered before {@code registeredBefore} (epoch seconds) that no registered shard lists, no dedup entry
-     * names and no file's terms use: uploads whose shard never came. Only the index private to one data dir answers
-     * it ({@code openxet gc}, with the data dir locked, so no upload or registration runs meanwhile).
+     * names and no file's terms use: uploads whose shard never came. Answered by the index private to one data dir
+     * ({@code openxet gc}, with the data dir locked, so no upload or registration runs meanwhile), and by a shared one
+     * while its {@link #collectorLock} is held.
      */
     default List<UnusedXorb> unusedXorbs(long registeredBefore) throws IndexException {
         throw new IndexException(SHARED_GC, null);

@@ -414,57 +414,14 @@ public final class SqliteIndex implements Index {
 
     @Override
     public List<UnusedXorb> unusedXorbs(long registeredBefore) throws IndexException {
-        return read(c -> List.copyOf(unused(c, registeredBefore).values()));
+        return read(c -> UnusedXorbs.find(c, registeredBefore));
     }
 
     @Override
     public List<UnusedXorb> forgetUnusedXorbs(long registeredBefore) throws IndexException {
         // One write transaction finds and deletes: SQLite's single writer lock keeps any registration from slipping
         // in between, and the reference scans run once, not once per xorb.
-        return write(c -> {
-            Map<Long, UnusedXorb> unused = unused(c, registeredBefore);
-            try (PreparedStatement p = c.prepareStatement("DELETE FROM xorbs WHERE id = ?")) {
-                for (long id : unused.keySet()) {
-                    p.setLong(1, id);
-                    p.addBatch();
-                }
-                p.executeBatch();
-            }
-            return List.copyOf(unused.values());
-        });
-    }
-
-    /** Unused xorbs registered before the cutoff, by row id. */
-    private static Map<Long, UnusedXorb> unused(Connection c, long registeredBefore) throws SQLException {
-        Map<MerkleHash, Long> ids = new HashMap<>();
-        Map<Long, UnusedXorb> unused = new LinkedHashMap<>();
-        // NOT IN over each whole table: SQLite builds one temporary index of it (dedup_chunks has no index on
-        // xorb_id), instead of scanning the table once per xorb.
-        try (PreparedStatement p = c.prepareStatement("SELECT id, hash, stored_bytes, created_at FROM xorbs "
-                + "WHERE created_at < ? AND id NOT IN (SELECT xorb_id FROM shard_xorbs) "
-                + "AND id NOT IN (SELECT xorb_id FROM dedup_chunks)")) {
-            p.setLong(1, registeredBefore);
-            try (ResultSet r = p.executeQuery()) {
-                while (r.next()) {
-                    MerkleHash h = MerkleHash.fromBytes(r.getBytes(2));
-                    ids.put(h, r.getLong(1));
-                    unused.put(r.getLong(1), new UnusedXorb(h, r.getLong(3), r.getLong(4)));
-                }
-            }
-        }
-        if (unused.isEmpty()) return unused;
-        // A file's terms may use a xorb that none of the shards lists (registration only checks the xorb is
-        // registered): every file's xorbs are read, keeping in memory only the few candidates, not every xorb.
-        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT xorb_refs FROM files")) {
-            while (r.next() && !unused.isEmpty()) {
-                byte[] refs = r.getBytes(1);
-                for (int i = 0; i + MerkleHash.LENGTH <= refs.length; i += MerkleHash.LENGTH) {
-                    Long id = ids.remove(MerkleHash.fromBytes(refs, i));
-                    if (id != null) unused.remove(id);
-                }
-            }
-        }
-        return unused;
+        return write(c -> UnusedXorbs.forget(c, registeredBefore));
     }
 
     @Override

@@ -257,10 +257,11 @@ class CliTest {
                     + " before gc", r.err());
         }
         Path yaml = dir.resolve("openxet.yaml");
-        Files.writeString(yaml, "openxet:\n  index:\n    url: jdbc:postgresql://127.0.0.1:1/x\n");
+        Files.writeString(yaml, "openxet:\n  bucket:\n    url: s3://elsewhere/cas\n");
         Run shared = run("gc", "--data", data.toString(), "--config", yaml.toString());
         assertEquals(2, shared.exit());
-        assertTrue(shared.err().startsWith("openxet gc: gc works on a data dir's own SQLite index and bucket only"), shared.err());
+        assertTrue(shared.err().startsWith("openxet gc: an S3 bucket is collected only with the PostgreSQL index its"
+                + " nodes share"), shared.err());
         Run badGrace = run("gc", "--data", data.toString(), "--older-than", "a week");
         assertEquals(2, badGrace.exit());
         assertEquals("openxet gc: --older-than 'a week' is not a duration (e.g. 36h, 7d, 30d)", badGrace.err());
@@ -268,6 +269,35 @@ class CliTest {
         assertEquals(2, noData.exit());
         assertTrue(noData.err().contains("no such data directory"), noData.err());
         assertFalse(Files.exists(dir.resolve("elsewhere")));
+    }
+
+    @Test
+    void gcOnASharedIndexRunsOnlyWhileNoNodeIsConnected(@TempDir Path dir) throws Exception {
+        String url = org.openxet.testing.PostgresServer.get().createDatabase("gc_cli");
+        ServerConfig.Storage storage = new ServerConfig.Storage(url, "", "", "us-east-1");
+        Path data = dir.resolve("data");
+        Files.createDirectories(data);
+        Path yaml = dir.resolve("openxet.yaml");
+        Files.writeString(yaml, "openxet:\n  index:\n    url: " + url + "\n");
+        // The node's services on the same data dir (so the same keys), without its lock: it stands for a node that
+        // runs elsewhere with a copy of this data dir's secrets.
+        try (Services node = Services.open(ServerConfig.defaults(data).withStorage(storage))) {
+            Run refused = run("gc", "--data", data.toString(), "--config", yaml.toString());
+            assertEquals(1, refused.exit(), refused.err());
+            assertTrue(refused.err().startsWith("openxet gc: ") && refused.err().endsWith(": stop every node before gc")
+                    && !refused.err().contains("\tat "), refused.err());
+            assertTrue(refused.err().contains(" of running openxet nodes (from "), refused.err());
+            assertFalse(Files.exists(data.resolve("RUNNING")), "a refused gc still ends cleanly");
+        }
+        Files.writeString(dir.resolve("down.yaml"), "openxet:\n  index:\n    url: jdbc:postgresql://127.0.0.1:1/nowhere\n");
+        Run down = run("gc", "--data", data.toString(), "--config", dir.resolve("down.yaml").toString());
+        assertEquals(2, down.exit());
+        assertTrue(down.err().startsWith("openxet gc: cannot open PostgreSQL index at ") && !down.err().contains("\tat "),
+                down.err());
+        Run ran = run("gc", "--data", data.toString(), "--config", yaml.toString(), "--older-than", "0s");
+        assertEquals(0, ran.exit(), ran.err());
+        assertEquals(0, ran.json().get("unused_xorbs").asInt());
+        assertFalse(ran.json().get("dry_run").asBoolean());
     }
 
     @Test

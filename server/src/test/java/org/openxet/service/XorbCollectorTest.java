@@ -46,7 +46,17 @@ class XorbCollectorTest {
 
     @BeforeEach
     void open() throws Exception {
-        services = Services.open(ServerConfig.defaults(dir));
+        services = Services.open(ServerConfig.defaults(dir).withStorage(storage()));
+    }
+
+    /** The storage under test: the data dir's own here, shared storage in {@link SharedXorbCollectorTest}. */
+    ServerConfig.Storage storage() throws Exception {
+        return ServerConfig.Storage.EMBEDDED;
+    }
+
+    /** One run of the collector as {@code openxet gc} makes it on this storage. */
+    XorbCollector.Report collect(Instant now, boolean dryRun) throws Exception {
+        return XorbCollector.collect(services.index(), services.bucket(), now, GRACE, dryRun);
     }
 
     @AfterEach
@@ -55,7 +65,7 @@ class XorbCollectorTest {
     }
 
     /** Uploads a scenario's xorbs and, when asked, its shards, through the services the routes call. */
-    private Set<MerkleHash> upload(String scenario, boolean shards) throws Exception {
+    Set<MerkleHash> upload(String scenario, boolean shards) throws Exception {
         JsonNode capture = Vectors.capture(scenario);
         for (JsonNode x : capture.get("xorbs")) {
             byte[] body = Vectors.bytes(x.get("file").asText());
@@ -94,16 +104,16 @@ class XorbCollectorTest {
         for (MerkleHash x : abandoned) abandonedBytes += services.bucket().size(XorbIngest.key(x)).orElseThrow();
 
         // Young: nothing is collected, whatever is unused.
-        XorbCollector.Report young = XorbCollector.collect(services.index(), services.bucket(), Instant.now(), GRACE, false);
+        XorbCollector.Report young = collect(Instant.now(), false);
         assertEquals(new XorbCollector.Report(0, 0, 0, false), young);
 
         Map<String, Long> before = services.index().rowCounts();
-        XorbCollector.Report dry = XorbCollector.collect(services.index(), services.bucket(), LATER, GRACE, true);
+        XorbCollector.Report dry = collect(LATER, true);
         assertEquals(new XorbCollector.Report(1, 0, 0, true), dry);
         assertEquals(before, services.index().rowCounts());
         for (MerkleHash x : abandoned) assertTrue(stored(x), "a dry run removes nothing");
 
-        XorbCollector.Report run = XorbCollector.collect(services.index(), services.bucket(), LATER, GRACE, false);
+        XorbCollector.Report run = collect(LATER, false);
         assertEquals(new XorbCollector.Report(1, 1, abandonedBytes, false), run);
         for (MerkleHash x : abandoned) assertFalse(stored(x), "the abandoned upload's xorb is gone, row and object");
         for (MerkleHash x : registered) assertTrue(stored(x), "a registered file's xorb stays");
@@ -113,7 +123,7 @@ class XorbCollectorTest {
 
         // A second run finds nothing more; a client coming back re-uploads the xorb as new.
         assertEquals(new XorbCollector.Report(0, 0, 0, false),
-                XorbCollector.collect(services.index(), services.bucket(), LATER, GRACE, false));
+                collect(LATER, false));
         upload("single-words-512k", true);
         for (MerkleHash x : abandoned) assertTrue(stored(x));
     }
@@ -145,7 +155,7 @@ class XorbCollectorTest {
         byte[] body = ShardWriter.write(shard);
         assertTrue(services.shards().register(body, body.length, "user/repo", ShardRegistration.SILENT));
 
-        XorbCollector.Report run = XorbCollector.collect(services.index(), services.bucket(), LATER, GRACE, false);
+        XorbCollector.Report run = collect(LATER, false);
         assertEquals(new XorbCollector.Report(0, 0, 0, false), run);
         assertTrue(stored(listed.hash()));
         assertTrue(stored(unlisted.hash()), "the unlisted xorb is used by the file's second term");
