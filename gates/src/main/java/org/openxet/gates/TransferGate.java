@@ -81,6 +81,7 @@ final class TransferGate {
                     String write = services.tokens().mint(ShardFixtures.SCOPE, Access.WRITE, Duration.ofHours(2));
                     String read = services.tokens().mint(ShardFixtures.SCOPE, Access.READ, Duration.ofHours(2));
                     json.put("upload", upload(port, write, xorbs, uploaders));
+                    json.put("receive_baseline", ReceiveBaseline.measure(xorbs.get(0).body(), 20));
 
                     List<Term> terms = xorbs.stream().map(x -> new Term(x, 0, x.chunks())).toList();
                     byte[] shard = ShardFixtures.shardOfOneFile(terms, xorbs);
