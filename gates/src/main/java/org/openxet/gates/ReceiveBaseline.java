@@ -4,14 +4,11 @@ import io.helidon.webserver.WebServer;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -75,69 +72,30 @@ final class ReceiveBaseline {
     }
 
     /** Reads each request's Content-Length body into an array in 1 MiB slices and answers 200; keeps connections. */
-    private static final class PlainSink implements AutoCloseable {
-        private final ServerSocketChannel listener;
+    private static final class PlainSink extends PlainLoopbackServer {
+        private static final byte[] OK = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
         PlainSink() throws IOException {
-            listener = ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            Thread.ofPlatform().daemon().name("receive-baseline-accept").start(() -> {
-                try {
-                    while (true) {
-                        SocketChannel c = listener.accept();
-                        c.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                        Thread.ofPlatform().daemon().name("receive-baseline-conn").start(() -> serve(c));
-                    }
-                } catch (IOException closed) {
-                    // the measurement is over
-                }
-            });
-        }
-
-        int port() {
-            return ((InetSocketAddress) listener.socket().getLocalSocketAddress()).getPort();
-        }
-
-        private static void serve(SocketChannel c) {
-            ByteBuffer headBuf = ByteBuffer.allocate(8192);
-            byte[] ok = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
-            try (c) {
-                while (true) {
-                    headBuf.clear();
-                    int end;
-                    while ((end = headEnd(headBuf)) < 0) {
-                        if (!headBuf.hasRemaining()) throw new IOException("request head over 8 KiB");
-                        if (c.read(headBuf) < 0) return;
-                    }
-                    String head = new String(headBuf.array(), 0, end, StandardCharsets.US_ASCII).toLowerCase();
-                    int at = head.indexOf("content-length:") + "content-length:".length();
-                    int lineEnd = head.indexOf('\r', at);
-                    byte[] into = new byte[Integer.parseInt(head.substring(at, lineEnd).trim())];
-                    int n = Math.min(into.length, headBuf.position() - end);
-                    System.arraycopy(headBuf.array(), end, into, 0, n);
-                    while (n < into.length) {
-                        int k = c.read(ByteBuffer.wrap(into, n, Math.min(SLICE, into.length - n)));
-                        if (k < 0) return;
-                        n += k;
-                    }
-                    c.write(ByteBuffer.wrap(ok));
-                }
-            } catch (IOException e) {
-                // the client went away
-            }
-        }
-
-        /** The index just past the blank line ending the head, or -1. */
-        private static int headEnd(ByteBuffer b) {
-            byte[] a = b.array();
-            for (int i = 3; i < b.position(); i++) {
-                if (a[i - 3] == '\r' && a[i - 2] == '\n' && a[i - 1] == '\r' && a[i] == '\n') return i + 1;
-            }
-            return -1;
+            super("receive-baseline");
+            start();
         }
 
         @Override
-        public void close() throws IOException {
-            listener.close();
+        void serve(SocketChannel c) throws IOException {
+            ByteBuffer head = ByteBuffer.allocate(8192);
+            for (int end; (end = readHead(c, head)) >= 0; ) {
+                String text = new String(head.array(), 0, end, StandardCharsets.US_ASCII).toLowerCase(Locale.ROOT);
+                int at = text.indexOf("content-length:") + "content-length:".length();
+                byte[] into = new byte[Integer.parseInt(text.substring(at, text.indexOf('\r', at)).trim())];
+                int n = Math.min(into.length, head.position() - end);
+                System.arraycopy(head.array(), end, into, 0, n);
+                while (n < into.length) {
+                    int k = c.read(ByteBuffer.wrap(into, n, Math.min(SLICE, into.length - n)));
+                    if (k < 0) return;
+                    n += k;
+                }
+                c.write(ByteBuffer.wrap(OK));
+            }
         }
     }
 }
