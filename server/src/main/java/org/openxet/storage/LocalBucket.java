@@ -34,10 +34,20 @@ import java.util.stream.Stream;
 public final class LocalBucket implements Bucket {
     private final Path root;
     private final Path tmp;
+    private final long mapFromBytes;
     /** Directories this process has created or found and made durable (their entries, up to the root's, fsynced). */
     private final Set<Path> durableDirs = ConcurrentHashMap.newKeySet();
 
     public LocalBucket(Path root) throws IOException {
+        this(root, MAP_FROM_BYTES);
+    }
+
+    /**
+     * A bucket that maps ranges from {@code mapFromBytes} on ({@link #MAP_FROM_BYTES} for the server): other values
+     * are for {@code RangeReadBench}, which times both ways of reading at each size.
+     */
+    public LocalBucket(Path root, long mapFromBytes) throws IOException {
+        this.mapFromBytes = mapFromBytes;
         this.root = root.toAbsolutePath();
         this.tmp = this.root.resolve(BucketKeys.TMP);
         durableDirectory(tmp);
@@ -140,10 +150,10 @@ public final class LocalBucket implements Bucket {
     /**
      * From this length on a range is read through a mapping of the file: one copy from the page cache into the
      * caller's array, where {@code FileChannel.read} into a heap array copies twice (through a temporary direct
-     * buffer). Measured on page-cached ranges (open, read, close): the two cross at about 512 KiB; a mapped 256 KiB
-     * range costs 59–76 µs against 52–57 read, a 1 MiB one 163–165 against 175–184, 16 MiB 2.4 against 2.8 ms.
+     * buffer). JMH {@code RangeReadBench} (page-cached ranges: open, copy, close; docs/BENCHMARKS.md): reading is
+     * about 5 % faster up to 2 MiB, mapping 23 % faster from 4 MiB on.
      */
-    static final long MAP_FROM_BYTES = 1024 * 1024;
+    public static final long MAP_FROM_BYTES = 4L * 1024 * 1024;
 
     @Override
     public InputStream openRange(String key, long offset, long length) throws IOException {
@@ -153,7 +163,7 @@ public final class LocalBucket implements Bucket {
             ch.close();
             throw new IOException("range " + offset + "+" + length + " outside object " + key + " of " + size + " bytes");
         }
-        if (length >= MAP_FROM_BYTES) {
+        if (length >= mapFromBytes) {
             // Objects are never truncated or rewritten in place (a put renames a new file over the key), so a mapping
             // cannot fault on a shrinking file; a file deleted while mapped stays readable until the unmap.
             try (ch) {
