@@ -258,8 +258,12 @@ public final class PostgresIndex implements Index {
                 }
             }
         } catch (SQLException | IndexException | RuntimeException e) {
-            try (c; Statement s = c.createStatement()) {
-                if (locked) s.execute("SELECT pg_advisory_unlock(" + COLLECTOR_LOCK + ")");
+            try {
+                if (locked) {
+                    unlockCollector(c);
+                } else {
+                    c.close();
+                }
             } catch (SQLException suppressed) {
                 e.addSuppressed(suppressed);
             }
@@ -269,10 +273,15 @@ public final class PostgresIndex implements Index {
         collector = c;
         return () -> {
             collector = null;
-            try (c; Statement s = c.createStatement()) {
-                s.execute("SELECT pg_advisory_unlock(" + COLLECTOR_LOCK + ")");
-            }
+            unlockCollector(c);
         };
+    }
+
+    /** Releases {@link #COLLECTOR_LOCK} on the connection holding it, then returns the connection to the pool. */
+    private static void unlockCollector(Connection c) throws SQLException {
+        try (c; Statement s = c.createStatement()) {
+            s.execute("SELECT pg_advisory_unlock(" + COLLECTOR_LOCK + ")");
+        }
     }
 
     private void requireCollector() throws IndexException {
