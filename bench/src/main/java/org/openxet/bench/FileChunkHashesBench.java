@@ -10,6 +10,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import org.openxet.gates.Files2;
 import org.openxet.gates.ReconstructionFixtures;
 import org.openxet.gates.ReconstructionFixtures.Shape;
 import org.openxet.gates.ReconstructionFixtures.Xorbs;
@@ -21,11 +22,9 @@ import org.openxet.storage.FileRecord;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * One {@code /v2/file-chunk-hashes} answer ({@link FileChunkHashes#answer}, no HTTP) for a 100-byte edit in the middle
@@ -68,8 +67,6 @@ public class FileChunkHashesBench {
     @TearDown(Level.Trial)
     public void tearDown() throws IOException {
         services.close();
-        try (Stream<Path> all = Files.walk(dir)) {
-            for (Path p : (Iterable<Path>) all.sorted(Comparator.reverseOrder())::iterator) Files.deleteIfExists(p);
-        }
+        Files2.deleteTree(dir);
     }
 }

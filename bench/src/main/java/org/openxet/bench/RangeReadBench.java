@@ -9,6 +9,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import org.openxet.gates.Files2;
 import org.openxet.storage.LocalBucket;
 
 import java.io.IOException;
@@ -17,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * What the fetch route pays to read one range of a stored xorb from the local bucket, page cache warm: open the
@@ -71,8 +71,6 @@ public class RangeReadBench {
 
     @TearDown
     public void tearDown() throws IOException {
-        try (Stream<Path> all = Files.walk(dir)) {
-            for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
-        }
+        Files2.deleteTree(dir);
     }
 }

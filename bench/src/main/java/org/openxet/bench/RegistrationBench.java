@@ -9,6 +9,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import org.openxet.gates.Files2;
 import org.openxet.gates.ShardFixtures;
 import org.openxet.gates.ShardFixtures.RealXorb;
 import org.openxet.gates.ShardFixtures.Term;
@@ -20,11 +21,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * One {@link ShardRegistration#register} of a 4-file shard, one at a time, on a warm SQLite index on disk (a
@@ -98,8 +97,6 @@ public class RegistrationBench {
     @TearDown(Level.Trial)
     public void tearDown() throws IOException {
         services.close();
-        try (Stream<Path> all = Files.walk(dir)) {
-            for (Path p : (Iterable<Path>) all.sorted(Comparator.reverseOrder())::iterator) Files.deleteIfExists(p);
-        }
+        Files2.deleteTree(dir);
     }
 }

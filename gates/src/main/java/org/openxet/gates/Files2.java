@@ -6,12 +6,12 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
 
-/** Directory helpers for the gates' temporary data dirs. */
-final class Files2 {
+/** Directory helpers for the gates' (and the benches') temporary data dirs. */
+public final class Files2 {
     private Files2() {
     }
 
-    static void deleteTree(Path root) throws IOException {
+    public static void deleteTree(Path root) throws IOException {
         if (!Files.exists(root)) return;
         try (Stream<Path> all = Files.walk(root)) {
             for (Path p : (Iterable<Path>) all.sorted(Comparator.reverseOrder())::iterator) {
