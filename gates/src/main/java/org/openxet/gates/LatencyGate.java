@@ -115,8 +115,8 @@ final class LatencyGate {
                         results.get(Shape.UNMERGED).bodyBytes());
                 stages.put("transport_baseline", TransportBaseline.measure(results.get(Shape.UNMERGED).bodyBytes(),
                         Math.max(20, samples / 4)));
-                System.out.printf("each full answer's bytes streamed bare, %d times each, sizes alternating (the floor under"
-                        + " its p99):%n", samples);
+                System.out.printf("each full answer's bytes written bare as the server writes rendered bytes (the headers"
+                        + " through Helidon, the rest to the connection's channel), %d times each, sizes alternating:%n", samples);
                 Map<String, Long> sizes = new LinkedHashMap<>();
                 for (Shape s : Shape.values()) sizes.put(s.label(), results.get(s).bodyBytes());
                 floors = TransportBaseline.floors(sizes, samples);

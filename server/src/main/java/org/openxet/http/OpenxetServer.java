@@ -4,7 +4,6 @@ import com.sun.management.UnixOperatingSystemMXBean;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.accesslog.AccessLogEntry;
 import io.helidon.webserver.accesslog.AccessLogFeature;
-import io.helidon.webserver.accesslog.SizeLogEntry;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http1.Http1Config;
 import org.openxet.service.Services;
@@ -200,7 +199,12 @@ public final class OpenxetServer {
                         ctx -> ctx.serverRequest().prologue().method().text(),
                         ctx -> ctx.serverRequest().path().rawPath(),
                         ctx -> Integer.toString(ctx.serverResponse().status().code()),
-                        SizeLogEntry.create(),
+                        // Body bytes: a body sent through the connection's channel (ChannelBodyStream) is not
+                        // counted by Helidon, which saw only its first write.
+                        ctx -> {
+                            long sent = ChannelBodyStream.sentBytes(ctx.serverRequest().context());
+                            return Long.toString(sent >= 0 ? sent : ctx.serverResponse().bytesWritten());
+                        },
                         ctx -> ((ctx.responseNanoTime() - ctx.requestNanoTime()) / 1000) / 1000.0 + "ms"))
                 .build();
     }

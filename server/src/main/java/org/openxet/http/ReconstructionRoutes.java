@@ -16,6 +16,7 @@ import org.openxet.service.SignedUrls;
 import org.openxet.service.Slots;
 import org.openxet.storage.FileRecord;
 
+import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -85,14 +86,17 @@ final class ReconstructionRoutes {
         res.status(200);
         res.header(HeaderNames.CONTENT_TYPE, "application/json");
         AnswerWriter.Body body = new AnswerWriter.Body() {
+            private long length = -1;
+
             @Override
             public void length(long bytes) {
                 res.contentLength(bytes);
+                length = bytes;
             }
 
             @Override
-            public OutputStream stream() {
-                return res.outputStream();
+            public OutputStream stream() throws IOException {
+                return length < 0 ? res.outputStream() : ResponseChannel.body(req, res, length);
             }
         };
         if (version == 2) {

@@ -1,0 +1,163 @@
+package org.openxet.http;
+
+import io.helidon.common.context.Context;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.foreign.Arena;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A response body of a known length written to the connection's {@link SocketChannel} from direct memory
+ * ({@link ResponseChannel} says why). The first write goes through Helidon's response stream, which sends it with
+ * the status line and headers; every later write is copied into a 1 MiB direct staging buffer and written to the
+ * channel from there, so the JDK copies nothing again, also when the socket takes a write in parts.
+ *
+ * <p>Helidon does not see those bytes: the access log reads {@link #sentBytes(Context)} for them. A stream closed
+ * before its whole length was written (a failure mid-answer) shuts the connection's output, so the client sees a cut
+ * body and never waits on, or reads its next answer from, a connection that still owes bytes.
+ */
+final class ChannelBodyStream extends OutputStream {
+    /** Smaller bodies go through Helidon's stream alone: their first write is most or all of them. */
+    static final long MIN_BODY = 256 * 1024;
+    static final int STAGE_BYTES = 1024 * 1024;
+    /** Staging buffers kept between answers: 16 MiB of native memory at most; more concurrent answers allocate. */
+    static final int POOLED = 16;
+    private static final ArrayBlockingQueue<ByteBuffer> POOL = new ArrayBlockingQueue<>(POOLED);
+    /** Pooled buffers created so far: each lives for the process, in the pool or in use. */
+    private static final AtomicInteger CREATED = new AtomicInteger();
+
+    /** The body bytes a request sent this way, for the access log. */
+    record Sent(long bytes) {
+    }
+
+    private final OutputStream helidon;
+    private final SocketChannel channel;
+    private final long length;
+    private final Context requestContext;
+    private long written;
+    private boolean headersSent;
+    private boolean closed;
+    private ByteBuffer stage;
+    /** Set when every pooled buffer was in use: this stream's own, freed when it closes (same thread: the handler's). */
+    private Arena ownStage;
+
+    ChannelBodyStream(OutputStream helidon, SocketChannel channel, long length, Context requestContext) {
+        this.helidon = helidon;
+        this.channel = channel;
+        this.length = length;
+        this.requestContext = requestContext;
+    }
+
+    /** What a request's body sent through its channel, when it was sent so; -1 otherwise. */
+    static long sentBytes(Context requestContext) {
+        return requestContext.get(Sent.class, Sent.class).map(Sent::bytes).orElse(-1L);
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+        write(new byte[]{(byte) b}, 0, 1);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+        if (closed) {
+            throw new IOException("response body already closed");
+        }
+        if (len > length - written) {
+            throw new IOException("Content-Length is " + length + ", but " + (written + len) + " bytes were written");
+        }
+        if (!headersSent) {
+            helidon.write(b, off, len);
+            helidon.flush();
+            headersSent = true;
+            written += len;
+            return;
+        }
+        ByteBuffer s = stage();
+        while (len > 0) {
+            int n = Math.min(len, s.capacity());
+            s.clear();
+            s.put(b, off, n).flip();
+            while (s.hasRemaining()) {
+                channel.write(s);
+            }
+            off += n;
+            len -= n;
+            written += n;
+        }
+    }
+
+    /**
+     * Bytes already in native memory, written to the channel as they are. Never a body's first write: that one
+     * carries the headers through Helidon.
+     */
+    void write(ByteBuffer direct) throws IOException {
+        if (closed) {
+            throw new IOException("response body already closed");
+        }
+        if (!headersSent) {
+            throw new IllegalStateException("a body's first write goes through Helidon, with the headers");
+        }
+        int len = direct.remaining();
+        if (len > length - written) {
+            throw new IOException("Content-Length is " + length + ", but " + (written + len) + " bytes were written");
+        }
+        while (direct.hasRemaining()) {
+            channel.write(direct);
+        }
+        written += len;
+    }
+
+    @Override
+    public void flush() throws IOException {
+        if (!headersSent) {
+            helidon.flush();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        releaseStage();
+        requestContext.register(Sent.class, new Sent(written));
+        if (written < length) {
+            channel.shutdownOutput();
+        }
+        helidon.close();
+    }
+
+    private ByteBuffer stage() {
+        if (stage == null) {
+            stage = POOL.poll();
+            if (stage == null && CREATED.getAndUpdate(n -> Math.min(n + 1, POOLED)) < POOLED) {
+                stage = ByteBuffer.allocateDirect(STAGE_BYTES);
+            }
+            if (stage == null) {
+                ownStage = Arena.ofConfined();
+                stage = ownStage.allocate(STAGE_BYTES).asByteBuffer();
+            }
+        }
+        return stage;
+    }
+
+    private void releaseStage() {
+        if (stage == null) {
+            return;
+        }
+        if (ownStage != null) {
+            // Freed now, not whenever the collector gets to it.
+            ownStage.close();
+            ownStage = null;
+        } else {
+            POOL.offer(stage);
+        }
+        stage = null;
+    }
+}
