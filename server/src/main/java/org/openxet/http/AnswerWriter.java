@@ -5,6 +5,8 @@ import org.openxet.service.SignedUrls;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -59,8 +61,14 @@ public final class AnswerWriter {
 
     private final Semaphore writerPermits;
     private final ArrayBlockingQueue<byte[]> pool;
+    private final TermsCache terms;
 
     public AnswerWriter(int cpus) {
+        this(cpus, TermsCache.forHeap(PARALLEL_MIN_TERMS));
+    }
+
+    AnswerWriter(int cpus, TermsCache terms) {
+        this.terms = terms;
         this.writerPermits = new Semaphore(cpus);
         // What one answer on every core has in flight, and a couple more; at most 16 buffers (2 MB each, 32 MB) kept.
         this.pool = new ArrayBlockingQueue<>(Math.min(16, cpus * (AHEAD_PER_RENDERER + 1) + 2));
@@ -76,8 +84,14 @@ public final class AnswerWriter {
         void render(JsonBytes out, UrlSigner signer);
     }
 
-    /** A segment and the buffer size it needs (estimated high, so its buffer is never copied to grow). */
-    private record Segment(int capacity, Render render) {
+    /**
+     * A segment and the buffer size it needs (estimated high, so its buffer is never copied to grow); or, when
+     * {@code cached} is set, terms already rendered ({@link TermsCache}), sent as they are.
+     */
+    private record Segment(int capacity, Render render, MemorySegment cached) {
+        Segment(int capacity, Render render) {
+            this(capacity, render, null);
+        }
     }
 
     /** Where an answer goes: its length is announced before the first byte when it is known. */
@@ -94,8 +108,9 @@ public final class AnswerWriter {
     private enum Format {
         V2, V1;
 
-        long measure(Plan p, UrlSigner signer) {
-            return this == V2 ? ReconstructionJson.measureV2(p, signer) : ReconstructionJson.measureV1(p, signer);
+        long measure(Plan p, UrlSigner signer, int[] termOffsets) {
+            return this == V2 ? ReconstructionJson.measureV2(p, signer, termOffsets)
+                    : ReconstructionJson.measureV1(p, signer, termOffsets);
         }
 
         void whole(JsonBytes out, Plan p, UrlSigner signer) {
@@ -125,25 +140,31 @@ public final class AnswerWriter {
      * by the request's thread while helpers render the first segments, then segments go to the socket as soon as they
      * are rendered, so sending overlaps rendering. Small answers are rendered whole, then sent.
      */
-    public void writeV2(Body body, Plan p, UrlSigner signer) throws IOException {
-        write(body, p, signer, Format.V2);
+    public boolean writeV2(Body body, Plan p, UrlSigner signer) throws IOException {
+        return write(body, p, signer, Format.V2);
     }
 
     /** The v1 answer the same way: its one signature per range is the heavier rendering of the two. */
-    public void writeV1(Body body, Plan p, UrlSigner signer) throws IOException {
-        write(body, p, signer, Format.V1);
+    public boolean writeV1(Body body, Plan p, UrlSigner signer) throws IOException {
+        return write(body, p, signer, Format.V1);
     }
 
-    private void write(Body body, Plan p, UrlSigner signer, Format format) throws IOException {
-        if (p.termCount() >= PARALLEL_MIN_TERMS) {
-            stream(body, p, signer, true, format);
-            return;
+    /** Whether {@code p}'s answer is large: streamed, rendered by several threads, its terms kept by {@link TermsCache}. */
+    public static boolean large(Plan p) {
+        return p.termCount() >= PARALLEL_MIN_TERMS;
+    }
+
+    /** Returns true when the answer's terms were sent as {@link TermsCache} had rendered them. */
+    private boolean write(Body body, Plan p, UrlSigner signer, Format format) throws IOException {
+        if (large(p)) {
+            return stream(body, p, signer, true, format);
         }
         JsonBytes whole = renderWhole(p, signer, format);
         body.length(whole.length());
         try (OutputStream out = body.stream()) {
             writeSliced(out, whole.array(), whole.length(), true);
         }
+        return false;
     }
 
     /** The same answer to a plain stream (benches, gates, tests). */
@@ -157,7 +178,7 @@ public final class AnswerWriter {
     }
 
     private void write(OutputStream sink, Plan p, UrlSigner signer, Format format) throws IOException {
-        if (p.termCount() >= PARALLEL_MIN_TERMS) {
+        if (large(p)) {
             stream(new Body() {
                 @Override
                 public void length(long bytes) {
@@ -220,6 +241,10 @@ public final class AnswerWriter {
                 return false;
             }
             Segment s = segments.get(i);
+            if (s.cached() != null) {
+                done.get(i).complete(null);
+                return true;
+            }
             try {
                 JsonBytes out = new JsonBytes(take(s.capacity()));
                 s.render().render(out, signer);
@@ -246,8 +271,9 @@ public final class AnswerWriter {
      * A large answer: segments rendered by this thread and helpers, written in order as each is ready. A
      * {@code response} body gets its length first and is closed at the end; a plain sink is neither.
      */
-    private void stream(Body body, Plan p, UrlSigner signer, boolean response, Format format) throws IOException {
-        List<Segment> segments = segments(p, signer, format);
+    private boolean stream(Body body, Plan p, UrlSigner signer, boolean response, Format format) throws IOException {
+        TermsCache.Rendered cached = terms.get(p.file());
+        List<Segment> segments = segments(p, signer, format, cached);
         int helpers = Math.min(writerPermits.availablePermits() / 2, segments.size() - 1);
         if (helpers > 0 && !writerPermits.tryAcquire(helpers)) {
             helpers = 0;
@@ -260,7 +286,7 @@ public final class AnswerWriter {
             }
             long length = -1;
             if (response) {
-                length = format.measure(p, signer);
+                length = format.measure(p, signer, cached == null ? null : cached.offsets());
                 body.length(length);
             }
             long written = 0;
@@ -272,9 +298,15 @@ public final class AnswerWriter {
                         // rendered one
                     }
                     JsonBytes piece = pipe.done.get(i).join();
-                    writeSliced(out, piece.array(), piece.length(), i == 0);
-                    written += piece.length();
-                    give(piece.array());
+                    if (piece == null) {
+                        MemorySegment bytes = pipe.segments.get(i).cached();
+                        writeCached(out, bytes, i == 0);
+                        written += bytes.byteSize();
+                    } else {
+                        writeSliced(out, piece.array(), piece.length(), i == 0);
+                        written += piece.length();
+                        give(piece.array());
+                    }
                     pipe.room.release();
                 }
             } finally {
@@ -284,11 +316,34 @@ public final class AnswerWriter {
                 // Never expected (tests compare the two); fail loudly rather than send a lying header.
                 throw new IllegalStateException(format + " answer measured " + length + " bytes but rendered " + written);
             }
+            return cached != null;
         } finally {
             // On a failed write, wake helpers waiting for room so they see the answer abandoned and stop.
             pipe.abandoned = true;
             pipe.room.release(pipe.n + helpers);
             writerPermits.release(helpers);
+        }
+    }
+
+    /**
+     * Rendered terms as they are: straight from native memory to the connection's channel, or through a pooled array
+     * to any other stream.
+     */
+    private void writeCached(OutputStream out, MemorySegment bytes, boolean first) throws IOException {
+        if (out instanceof ChannelBodyStream channel && !first) {
+            channel.write(bytes.asByteBuffer());
+            return;
+        }
+        byte[] b = take(POOLED_BYTES);
+        try {
+            for (long off = 0; off < bytes.byteSize(); ) {
+                int n = (int) Math.min(WRITE_SLICE, bytes.byteSize() - off);
+                MemorySegment.copy(bytes, ValueLayout.JAVA_BYTE, off, b, 0, n);
+                writeSliced(out, b, n, first && off == 0);
+                off += n;
+            }
+        } finally {
+            give(b);
         }
     }
 
@@ -306,11 +361,22 @@ public final class AnswerWriter {
         }
     }
 
-    private static List<Segment> segments(Plan p, UrlSigner urlSigner, Format format) {
+    private static List<Segment> segments(Plan p, UrlSigner urlSigner, Format format, TermsCache.Rendered cached) {
         byte[][] hex = ReconstructionJson.xorbHex(p.file());
         byte[][] heads = ReconstructionJson.termHeads(hex);
         List<Segment> out = new ArrayList<>();
-        for (int from = p.firstTerm(); from < p.endTerm(); from += TERMS_PER_SEGMENT) {
+        if (cached != null && p.endTerm() - p.firstTerm() >= 3) {
+            // The first and last terms through the plan (a range trims them), every term between them as rendered.
+            int first = p.firstTerm();
+            int last = p.endTerm() - 1;
+            out.add(new Segment(TERM_BYTES + 256, (json, signer) -> {
+                ReconstructionJson.writeV2Head(json, p);
+                ReconstructionJson.writeTerms(json, p, heads, first, first + 1);
+            }));
+            out.add(new Segment(0, null, cached.terms(first + 1, last)));
+            out.add(new Segment(TERM_BYTES, (json, signer) -> ReconstructionJson.writeTerms(json, p, heads, last, last + 1)));
+        }
+        for (int from = out.isEmpty() ? p.firstTerm() : p.endTerm(); from < p.endTerm(); from += TERMS_PER_SEGMENT) {
             int a = from;
             int b = Math.min(p.endTerm(), from + TERMS_PER_SEGMENT);
             boolean head = a == p.firstTerm();

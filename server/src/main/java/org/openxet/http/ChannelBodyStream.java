@@ -92,8 +92,8 @@ final class ChannelBodyStream extends OutputStream {
     }
 
     /**
-     * Bytes already in native memory, written to the channel as they are. Never a body's first write: that one
-     * carries the headers through Helidon.
+     * Bytes already in native memory ({@link TermsCache}), written to the channel as they are. Never a body's first
+     * write: that one carries the headers through Helidon.
      */
     void write(ByteBuffer direct) throws IOException {
         if (closed) {

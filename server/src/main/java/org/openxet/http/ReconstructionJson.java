@@ -101,8 +101,22 @@ public final class ReconstructionJson {
             writeTerm(out, p, heads, terms, t++);
         }
         int middleEnd = Math.min(to, p.endTerm() - 1);
-        while (t < middleEnd) {
-            int end = Math.min(middleEnd, t + TERM_BATCH);
+        if (t < middleEnd) {
+            writeRecordTerms(out, terms, heads, t, middleEnd);
+            t = middleEnd;
+        }
+        if (t < to) {
+            writeTerm(out, p, heads, terms, t);
+        }
+    }
+
+    /**
+     * Terms {@code [from, to)} of a record as they are, each preceded by a comma: every term of an answer but its
+     * first and last (which a range may trim), and what {@link TermsCache} keeps rendered.
+     */
+    static void writeRecordTerms(JsonBytes out, int[] terms, byte[][] heads, int from, int to) {
+        for (int t = from; t < to; ) {
+            int end = Math.min(to, t + TERM_BATCH);
             byte[] b = out.reserve((end - t) * MAX_TERM);
             int q = out.position();
             for (; t < end; t++) {
@@ -113,9 +127,27 @@ public final class ReconstructionJson {
             }
             out.position(q);
         }
-        if (t < to) {
-            writeTerm(out, p, heads, terms, t);
+    }
+
+    /**
+     * Where each term of {@code f} starts in {@link #writeRecordTerms}'s rendering of them all (at its comma), and the
+     * total at {@code [termCount]}; computed from digit counts, without rendering. Null if the total exceeds an int.
+     */
+    static int[] recordTermOffsets(FileRecord f, byte[][] heads) {
+        int[] terms = f.terms();
+        int n = f.termCount();
+        int[] offsets = new int[n + 1];
+        int fixed = 1 + RANGE_START.length + END.length + 2;
+        long at = 0;
+        for (int t = 0; t < n; t++) {
+            offsets[t] = (int) at;
+            int o = t * FileRecord.TERM_INTS;
+            at += fixed + heads[terms[o + FileRecord.XORB]].length + JsonBytes.digits(Integer.toUnsignedLong(terms[o + FileRecord.UNPACKED]))
+                    + JsonBytes.digits(terms[o + FileRecord.CHUNK_START]) + JsonBytes.digits(terms[o + FileRecord.CHUNK_END]);
+            if (at > Integer.MAX_VALUE) return null;
         }
+        offsets[n] = (int) at;
+        return offsets;
     }
 
     /** Terms rendered under one capacity check. */
@@ -226,7 +258,12 @@ public final class ReconstructionJson {
      * Content-Length: the server's chunked encoding measured 30–40% more CPU per large answer.
      */
     public static long measureV2(Plan p, UrlSigner signer) {
-        long n = OFFSET.length + JsonBytes.digits(p.offsetIntoFirstRange()) + TERMS.length + termsLength(p);
+        return measureV2(p, signer, null);
+    }
+
+    /** {@link #measureV2(Plan, UrlSigner)} with the file's term offsets ({@link #recordTermOffsets}), or null. */
+    static long measureV2(Plan p, UrlSigner signer, int[] termOffsets) {
+        long n = OFFSET.length + JsonBytes.digits(p.offsetIntoFirstRange()) + TERMS.length + termsLength(p, termOffsets);
         n += XORBS.length;
         int rangeFixed = CHUNKS.length + END.length + BYTES.length + END.length + 2;
         for (int i = 0; i < p.xorbOrder().length; i++) {
@@ -256,25 +293,35 @@ public final class ReconstructionJson {
         return n + CLOSE2.length;
     }
 
-    /** The bytes {@link #writeTerms} writes for the plan's terms, computed without rendering. */
-    private static long termsLength(Plan p) {
+    /**
+     * The bytes {@link #writeTerms} writes for the plan's terms, computed without rendering; the middle terms from
+     * {@code offsets} ({@link #recordTermOffsets} of the plan's file) when given, else counted term by term.
+     */
+    private static long termsLength(Plan p, int[] offsets) {
         int first = p.firstTerm();
         int last = p.endTerm() - 1;
         if (last < first) return 0;
         int fixed = TERM_HASH.length + 2 + 64 + UNPACKED.length + RANGE_START.length + END.length + 2;
-        // Commas between terms; the first and last terms through the plan (they may be trimmed), the others straight
-        // from the record, as writeTerms renders them.
-        long n = (last - first) + (long) (last - first + 1) * fixed;
-        n += JsonBytes.digits(p.unpacked(first)) + JsonBytes.digits(p.chunkStart(first)) + JsonBytes.digits(p.chunkEnd(first));
-        int[] terms = p.file().terms();
-        for (int t = first + 1; t < last; t++) {
-            int o = t * FileRecord.TERM_INTS;
-            n += JsonBytes.digits(Integer.toUnsignedLong(terms[o + FileRecord.UNPACKED]))
-                    + JsonBytes.digits(terms[o + FileRecord.CHUNK_START]) + JsonBytes.digits(terms[o + FileRecord.CHUNK_END]);
+        // The first and last terms through the plan (they may be trimmed), the others straight from the record, each
+        // after its comma, as writeTerms renders them.
+        long n = fixed + JsonBytes.digits(p.unpacked(first)) + JsonBytes.digits(p.chunkStart(first))
+                + JsonBytes.digits(p.chunkEnd(first));
+        if (last == first) {
+            return n;
         }
-        if (last > first) {
-            n += JsonBytes.digits(p.unpacked(last)) + JsonBytes.digits(p.chunkStart(last)) + JsonBytes.digits(p.chunkEnd(last));
+        if (offsets != null) {
+            n += offsets[last] - offsets[first + 1];
+        } else {
+            int[] terms = p.file().terms();
+            n += (long) (last - first - 1) * (fixed + 1);
+            for (int t = first + 1; t < last; t++) {
+                int o = t * FileRecord.TERM_INTS;
+                n += JsonBytes.digits(Integer.toUnsignedLong(terms[o + FileRecord.UNPACKED]))
+                        + JsonBytes.digits(terms[o + FileRecord.CHUNK_START]) + JsonBytes.digits(terms[o + FileRecord.CHUNK_END]);
+            }
         }
+        n += 1 + fixed + JsonBytes.digits(p.unpacked(last)) + JsonBytes.digits(p.chunkStart(last))
+                + JsonBytes.digits(p.chunkEnd(last));
         return n;
     }
 
@@ -283,7 +330,12 @@ public final class ReconstructionJson {
      * Content-Length too instead of Helidon's chunked encoding.
      */
     public static long measureV1(Plan p, UrlSigner signer) {
-        long n = OFFSET.length + JsonBytes.digits(p.offsetIntoFirstRange()) + TERMS.length + termsLength(p);
+        return measureV1(p, signer, null);
+    }
+
+    /** {@link #measureV1(Plan, UrlSigner)} with the file's term offsets ({@link #recordTermOffsets}), or null. */
+    static long measureV1(Plan p, UrlSigner signer, int[] termOffsets) {
+        long n = OFFSET.length + JsonBytes.digits(p.offsetIntoFirstRange()) + TERMS.length + termsLength(p, termOffsets);
         n += FETCH_INFO.length;
         int recordFixed = V1_RANGE.length + END.length + V1_URL.length + V1_URL_RANGE.length + END.length + CLOSE2.length;
         for (int i = 0; i < p.xorbOrder().length; i++) {

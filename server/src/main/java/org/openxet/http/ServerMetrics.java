@@ -42,6 +42,8 @@ public final class ServerMetrics {
     private final Counter shardsStored;
     private final Counter shardsPresent;
     private final Counter fetchBytes;
+    private final Counter largeAnswersCached;
+    private final Counter largeAnswersRendered;
 
     private record RequestKey(String method, String route, int status) {
     }
@@ -56,6 +58,9 @@ public final class ServerMetrics {
         shardsStored = counter("openxet.shards", shards, "result", "stored");
         shardsPresent = counter("openxet.shards", shards, "result", "present");
         fetchBytes = counter("openxet.fetch.bytes", "xorb bytes sent to signed fetch URLs (multipart framing included)");
+        String large = "reconstruction answers of 16,384 terms or more, by where their terms came from";
+        largeAnswersCached = counter("openxet.large.answers", large, "terms", "cached");
+        largeAnswersRendered = counter("openxet.large.answers", large, "terms", "rendered");
     }
 
     /** Meters for one server; {@code enabled = false} counts nothing (and the server has no {@code /metrics}). */
@@ -123,6 +128,12 @@ public final class ServerMetrics {
     void fetched(long bytes) {
         if (registry == null) return;
         fetchBytes.increment(bytes);
+    }
+
+    /** A large reconstruction answer sent; {@code cachedTerms}: its terms as {@code TermsCache} keeps them. */
+    void largeAnswer(boolean cachedTerms) {
+        if (registry == null) return;
+        (cachedTerms ? largeAnswersCached : largeAnswersRendered).increment();
     }
 
     /** The Prometheus text exposition (format 0.0.4) of every meter, or empty when metrics are off. */

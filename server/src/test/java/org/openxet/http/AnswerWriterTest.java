@@ -4,12 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.openxet.protocol.MerkleHash;
-import org.openxet.protocol.xorb.ChunkTable;
 import org.openxet.service.ReconstructionPlanner;
 import org.openxet.service.SignedUrls;
 import org.openxet.storage.FileRecord;
-import org.openxet.storage.ShardCommit;
 import org.openxet.storage.SqliteIndex;
 
 import java.io.ByteArrayOutputStream;
@@ -17,8 +14,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.List;
-import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,54 +34,28 @@ class AnswerWriterTest {
     }
 
     private static void check(Path dir, int xorbs, int chunks) throws Exception {
-        Random r = new Random(3);
-        MerkleHash[] hashes = new MerkleHash[xorbs];
-        ChunkTable[] tables = new ChunkTable[xorbs];
         try (SqliteIndex index = new SqliteIndex(dir.resolve("i.sqlite"), 2)) {
-            for (int x = 0; x < xorbs; x++) {
-                byte[] h = new byte[32 * chunks];
-                r.nextBytes(h);
-                int[] be = new int[chunks];
-                int[] ue = new int[chunks];
-                for (int k = 0, b = 0, u = 0; k < chunks; k++) {
-                    be[k] = b += 8 + 1000 + r.nextInt(1000);
-                    ue[k] = u += 2000 + r.nextInt(1000);
-                }
-                hashes[x] = MerkleHash.ofWords(r.nextLong(), r.nextLong(), r.nextLong(), x);
-                tables[x] = new ChunkTable(chunks, h, be, ue);
-                index.putXorb(hashes[x], tables[x], be[chunks - 1]);
-            }
-            // 40,000 terms: runs that revisit, skip and repeat chunks, so merging is exercised too.
-            int terms = 40_000;
-            int[] packed = new int[6 * terms];
-            long size = 0;
-            for (int t = 0; t < terms; t++) {
-                int x = r.nextInt(xorbs);
-                int cs = r.nextInt(chunks - 4);
-                int ce = cs + 1 + r.nextInt(3);
-                ChunkTable c = tables[x];
-                packed[6 * t] = x;
-                packed[6 * t + 1] = cs;
-                packed[6 * t + 2] = ce;
-                packed[6 * t + 3] = (int) c.unpackedLength(cs, ce);
-                packed[6 * t + 4] = c.byteStart(cs);
-                packed[6 * t + 5] = c.byteEnds()[ce - 1];
-                size += packed[6 * t + 3];
-            }
-            FileRecord file = new FileRecord(MerkleHash.ofWords(1, 2, 3, 4), size, hashes, packed, null);
-            index.registerShard(new ShardCommit(MerkleHash.ofWords(5, 6, 7, 8), "s", 1, List.of(file), List.of(), List.of()));
+            FileRecord file = LargeFileFixture.register(index, "s", xorbs, chunks);
+            long size = file.size();
             ReconstructionPlanner planner = new ReconstructionPlanner(index);
             SignedUrls urls = new SignedUrls(new byte[32], 3600, Clock.systemUTC());
             long expiry = urls.expiry();
-            // One writer for every answer, twice each: its pooled buffers come back holding an earlier answer's bytes.
-            AnswerWriter writer = new AnswerWriter(4);
-            for (String range : new String[]{null, "bytes=12345-9000000", "bytes=-5000000", "bytes=0-0", "bytes=777-300000"}) {
+            // One writer for every answer, three times each: its pooled buffers come back holding an earlier answer's
+            // bytes, and the file's terms are rendered into the cache (in the caller here) on its second answer, so the
+            // third and later answers send them from there.
+            TermsCache cache = new TermsCache(1L << 30, AnswerWriter.PARALLEL_MIN_TERMS, false);
+            AnswerWriter writer = new AnswerWriter(4, cache);
+            // The full file and a range trimming terms at both ends are large answers (streamed, their middle terms from
+            // the cache once it has them); the short ranges are rendered whole.
+            String bothEndsTrimmed = "bytes=12345-" + (size - 54321);
+            for (String range : new String[]{null, bothEndsTrimmed, "bytes=12345-9000000", "bytes=-5000000", "bytes=0-0",
+                    "bytes=777-300000"}) {
                 ReconstructionPlanner.Plan plan = planner.plan(index.file(file.fileHash(), "s").orElseThrow(),
                         RangeHeader.single(range));
                 JsonBytes sequential = new JsonBytes(null, 1024);
                 ReconstructionJson.writeV2(sequential, plan, new UrlSigner(urls, "http://h", "s", expiry));
                 ByteArrayOutputStream parallel = new ByteArrayOutputStream();
-                for (int pass = 0; pass < 2; pass++) {
+                for (int pass = 0; pass < 3; pass++) {
                     parallel.reset();
                     writer.writeV2(parallel, plan, new UrlSigner(urls, "http://h", "s", expiry));
                     assertArrayEquals(sequential.toByteArray(), parallel.toByteArray(), "range " + range + ", pass " + pass);
@@ -94,10 +63,17 @@ class AnswerWriterTest {
                 // The Content-Length is measured without rendering: it must be exact, for v2 and v1.
                 assertEquals(sequential.length(), ReconstructionJson.measureV2(plan, new UrlSigner(urls, "http://h", "s", expiry)),
                         "measured length, range " + range);
+                // Measured with the cached terms' offsets too, as answers with cached terms are.
+                int[] offsets = cache.get(plan.file()).offsets();
+                assertEquals(range == null || range.equals(bothEndsTrimmed), AnswerWriter.large(plan), "range " + range);
+                assertEquals(sequential.length(), ReconstructionJson.measureV2(plan, new UrlSigner(urls, "http://h", "s", expiry),
+                        offsets), "measured length from the cached offsets, range " + range);
                 JsonBytes v1 = new JsonBytes(null, 1024);
                 ReconstructionJson.writeV1(v1, plan, new UrlSigner(urls, "http://h", "s", expiry));
                 assertEquals(v1.length(), ReconstructionJson.measureV1(plan, new UrlSigner(urls, "http://h", "s", expiry)),
                         "measured v1 length, range " + range);
+                assertEquals(v1.length(), ReconstructionJson.measureV1(plan, new UrlSigner(urls, "http://h", "s", expiry),
+                        offsets), "measured v1 length from the cached offsets, range " + range);
                 // The v1 answer through the same writer: the same bytes, in the same order, from its segments.
                 for (int pass = 0; pass < 2; pass++) {
                     parallel.reset();
@@ -107,6 +83,7 @@ class AnswerWriterTest {
                 JsonNode json = new ObjectMapper().readTree(parallel.toByteArray());
                 assertEquals(plan.termCount(), json.get("terms").size());
             }
+            assertEquals(1, cache.size());
             // A client that goes away mid-answer: the write fails, the helpers stop, every permit comes back, and the
             // next answer is still exact.
             ReconstructionPlanner.Plan full = planner.plan(index.file(file.fileHash(), "s").orElseThrow(), null);

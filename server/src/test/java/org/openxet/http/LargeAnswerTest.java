@@ -1,0 +1,105 @@
+package org.openxet.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.openxet.service.Access;
+import org.openxet.service.ReconstructionPlanner;
+import org.openxet.service.SignedUrls;
+import org.openxet.storage.FileRecord;
+import org.openxet.testing.TestServer;
+
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.Arrays;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Large answers over real HTTP: their terms rendered, then (from a file's second answer on, once the background
+ * rendering is done) sent from {@link TermsCache} through the connection's channel; every answer's terms the same
+ * bytes, its JSON whole, its Content-Length exact (the client reads to it).
+ */
+class LargeAnswerTest {
+    private static final String SCOPE = "user/large";
+    private static final Pattern CACHED = Pattern.compile("openxet_large_answers_total\\{terms=\"cached\"} (\\S+)");
+
+    /** The answer's bytes up to its xorbs section: the head and every term, which carry no signature or expiry. */
+    private static byte[] termsPart(byte[] answer) {
+        byte[] marker = "],\"xorbs\":{".getBytes(StandardCharsets.US_ASCII);
+        byte[] v1Marker = "],\"fetch_info\":{".getBytes(StandardCharsets.US_ASCII);
+        int at = indexOf(answer, marker);
+        if (at < 0) at = indexOf(answer, v1Marker);
+        assertTrue(at > 0, "no xorbs or fetch_info section");
+        return Arrays.copyOf(answer, at);
+    }
+
+    private static int indexOf(byte[] b, byte[] m) {
+        outer:
+        for (int i = 0; i + m.length <= b.length; i++) {
+            for (int k = 0; k < m.length; k++) {
+                if (b[i + k] != m[k]) continue outer;
+            }
+            return i;
+        }
+        return -1;
+    }
+
+    private static double cachedAnswers(TestServer s) throws Exception {
+        Matcher m = CACHED.matcher(s.get("/metrics", null).body());
+        return m.find() ? Double.parseDouble(m.group(1)) : 0;
+    }
+
+    private static byte[] get(TestServer s, String path, String token, String range) throws Exception {
+        var request = s.request(path, token);
+        if (range != null) request.header("Range", range);
+        HttpResponse<byte[]> r = s.sendBytes(request.build());
+        assertEquals(200, r.statusCode(), new String(r.body(), StandardCharsets.UTF_8));
+        new ObjectMapper().readTree(r.body());
+        return r.body();
+    }
+
+    @Test
+    void aPopularFilesTermsComeFromTheCacheAsTheSameBytes() throws Exception {
+        try (TestServer s = new TestServer()) {
+            FileRecord file = LargeFileFixture.register(s.services().index(), SCOPE, 50, 256);
+            String token = s.token(SCOPE, Access.READ);
+            String range = "bytes=12345-" + (file.size() - 54321);
+            ReconstructionPlanner planner = new ReconstructionPlanner(s.services().index());
+            SignedUrls urls = new SignedUrls(new byte[32], 3600, Clock.systemUTC());
+            byte[][] expected = new byte[2][];
+            String[] ranges = {null, range};
+            for (int i = 0; i < 2; i++) {
+                ReconstructionPlanner.Plan plan = planner.plan(file, RangeHeader.single(ranges[i]));
+                assertTrue(AnswerWriter.large(plan));
+                JsonBytes json = new JsonBytes(null, 1024);
+                ReconstructionJson.writeV2(json, plan, new UrlSigner(urls, "http://h", SCOPE, urls.expiry()));
+                expected[i] = termsPart(json.toByteArray());
+            }
+            String path = "/v2/reconstructions/" + file.fileHash().hex();
+            // The first two answers render their terms; the second starts the file's rendering in the background.
+            assertArrayEquals(expected[0], termsPart(get(s, path, token, null)));
+            assertArrayEquals(expected[0], termsPart(get(s, path, token, null)));
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            while (cachedAnswers(s) == 0 && System.nanoTime() < deadline) {
+                assertArrayEquals(expected[0], termsPart(get(s, path, token, null)));
+            }
+            assertTrue(cachedAnswers(s) >= 1, "no answer was sent from the terms cache");
+            double before = cachedAnswers(s);
+            // From the cache: the full file, a range trimmed at both ends, and the v1 answer's terms.
+            assertArrayEquals(expected[0], termsPart(get(s, path, token, null)));
+            assertArrayEquals(expected[1], termsPart(get(s, path, token, range)));
+            assertArrayEquals(expected[0], termsPart(get(s, "/v1/reconstructions/" + file.fileHash().hex(), token, null)));
+            // Counted after the answer's last byte went out: wait for the count rather than race it.
+            deadline = System.nanoTime() + 10_000_000_000L;
+            while (cachedAnswers(s) < before + 3 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals(before + 3, cachedAnswers(s));
+        }
+    }
+}
