@@ -13,8 +13,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A response body of a known length written to the connection's {@link SocketChannel} from direct memory
  * ({@link ResponseChannel} says why). The first write goes through Helidon's response stream, which sends it with
- * the status line and headers; every later write is copied into a 1 MiB direct staging buffer and written to the
- * channel from there, so the JDK copies nothing again, also when the socket takes a write in parts.
+ * the status line and headers; every later write is copied into a 1 MiB direct staging buffer, which goes to the
+ * channel whenever it fills and when the stream is flushed or closed (so small writes, like a multipart body's part
+ * heads, are gathered as Helidon's buffered stream gathered them), and the JDK copies nothing again, also when the
+ * socket takes a write in parts.
  *
  * <p>Helidon does not see those bytes: the access log reads {@link #sentBytes(Context)} for them. A stream closed
  * before its whole length was written (a failure mid-answer) shuts the connection's output, so the client sees a cut
@@ -38,7 +40,9 @@ final class ChannelBodyStream extends OutputStream {
     private final SocketChannel channel;
     private final long length;
     private final Context requestContext;
+    /** Bytes accepted (written through Helidon, sent, or staged) and bytes on their way to the client. */
     private long written;
+    private long sent;
     private boolean headersSent;
     private boolean closed;
     private ByteBuffer stage;
@@ -75,20 +79,33 @@ final class ChannelBodyStream extends OutputStream {
             helidon.flush();
             headersSent = true;
             written += len;
+            sent = written;
             return;
         }
-        ByteBuffer s = stage();
         while (len > 0) {
-            int n = Math.min(len, s.capacity());
-            s.clear();
-            s.put(b, off, n).flip();
-            while (s.hasRemaining()) {
-                channel.write(s);
-            }
+            ByteBuffer s = stage();
+            int n = Math.min(len, s.remaining());
+            s.put(b, off, n);
             off += n;
             len -= n;
             written += n;
+            if (!s.hasRemaining()) {
+                drain();
+            }
         }
+    }
+
+    /** Writes what the staging buffer holds to the channel, all of it. */
+    private void drain() throws IOException {
+        if (stage == null || stage.position() == 0) {
+            return;
+        }
+        stage.flip();
+        while (stage.hasRemaining()) {
+            channel.write(stage);
+        }
+        stage.clear();
+        sent = written;
     }
 
     /**
@@ -106,16 +123,20 @@ final class ChannelBodyStream extends OutputStream {
         if (len > length - written) {
             throw new IOException("Content-Length is " + length + ", but " + (written + len) + " bytes were written");
         }
+        drain();
         while (direct.hasRemaining()) {
             channel.write(direct);
         }
         written += len;
+        sent = written;
     }
 
     @Override
     public void flush() throws IOException {
         if (!headersSent) {
             helidon.flush();
+        } else {
+            drain();
         }
     }
 
@@ -125,12 +146,16 @@ final class ChannelBodyStream extends OutputStream {
             return;
         }
         closed = true;
-        releaseStage();
-        requestContext.register(Sent.class, new Sent(written));
-        if (written < length) {
-            channel.shutdownOutput();
+        try {
+            drain();
+        } finally {
+            releaseStage();
+            requestContext.register(Sent.class, new Sent(sent));
+            if (sent < length) {
+                channel.shutdownOutput();
+            }
+            helidon.close();
         }
-        helidon.close();
     }
 
     private ByteBuffer stage() {
@@ -143,6 +168,7 @@ final class ChannelBodyStream extends OutputStream {
                 ownStage = Arena.ofConfined();
                 stage = ownStage.allocate(STAGE_BYTES).asByteBuffer();
             }
+            stage.clear();
         }
         return stage;
     }

@@ -89,17 +89,17 @@ final class FetchRoutes {
                 res.header(HeaderNames.CONTENT_TYPE, "application/octet-stream");
                 res.header(HeaderNames.CONTENT_RANGE, "bytes " + s.start() + "-" + s.end() + "/" + total);
                 res.contentLength(s.length());
-                try (OutputStream out = res.outputStream()) {
+                try (OutputStream out = ResponseChannel.body(req, res, s.length())) {
                     copy(key, first, s, out);
                 }
                 metrics.fetched(s.length());
                 return;
             }
-            multipart(res, key, total, spans, first);
+            multipart(req, res, key, total, spans, first);
         }
     }
 
-    private void multipart(ServerResponse res, String key, long total, List<Span> spans, InputStream first)
+    private void multipart(ServerRequest req, ServerResponse res, String key, long total, List<Span> spans, InputStream first)
             throws IOException {
         String boundary = "openxet-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
         List<byte[]> heads = new ArrayList<>();
@@ -115,7 +115,7 @@ final class FetchRoutes {
         res.status(206);
         res.header(HeaderNames.CONTENT_TYPE, "multipart/byteranges; boundary=" + boundary);
         res.contentLength(length);
-        try (OutputStream out = res.outputStream()) {
+        try (OutputStream out = ResponseChannel.body(req, res, length)) {
             for (int i = 0; i < spans.size(); i++) {
                 out.write(heads.get(i));
                 if (i == 0) {
