@@ -22,11 +22,12 @@ import java.util.logging.Logger;
  * array to the accepted channel's socket adaptor, and the JDK copies the whole rest of such a write into a temporary
  * direct buffer before every {@code write} call, again on each retry when the socket takes it in parts. Written from
  * direct memory, the merged latency answer's 13.6 MB cross loopback with a p50 of 4.3–5.7 ms against 7.4–8.0 through
- * Helidon's stream, p99 9–11 against 22–26 (docs/BENCHMARKS.md, "Answers written to the socket channel"). No Helidon
- * API exposes the channel, so it is read from two private fields: {@code Http1ServerRequest.ctx} (the connection) and
- * {@code PlainSocket.delegate} (its socket, whose {@link Socket#getChannel()} is public). Where either is missing
- * (another Helidon version, TLS, HTTP/2, the NIO socket) bodies go through {@link ServerResponse#outputStream()} as
- * before, and one INFO line says so; {@code ResponseChannelTest} fails on a Helidon where the channel is not found.
+ * Helidon's stream, p99 9.0–11.8 against 21.6–25.8 (docs/BENCHMARKS.md, "Answers written to the socket channel"). No
+ * Helidon API exposes the channel, so it is read from two private fields: {@code Http1ServerRequest.ctx} (the
+ * connection) and {@code PlainSocket.delegate} (its socket, whose {@link Socket#getChannel()} is public). Where either
+ * is missing (another Helidon version, TLS, HTTP/2, the NIO socket) bodies go through {@link
+ * ServerResponse#outputStream()} as before, and one INFO line says so; {@code ResponseChannelTest} fails on a Helidon
+ * where the channel is not found.
  */
 public final class ResponseChannel {
     private static final Logger LOG = Logger.getLogger(ResponseChannel.class.getName());
@@ -52,8 +53,8 @@ public final class ResponseChannel {
             socket = MethodHandles.privateLookupIn(socketType, MethodHandles.lookup())
                     .findVarHandle(socketType, "delegate", Socket.class);
         } catch (ReflectiveOperationException | RuntimeException e) {
-            LOG.info("answers go through Helidon's response stream: its connection's socket channel is not reachable here ("
-                    + e + ")");
+            LOG.info("answers go through Helidon's response stream: its connection's socket channel is not reachable"
+                    + " here (" + e + ")");
             connection = null;
             socket = null;
         }
