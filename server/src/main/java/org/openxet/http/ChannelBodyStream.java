@@ -152,7 +152,11 @@ final class ChannelBodyStream extends OutputStream {
             releaseStage();
             requestContext.register(Sent.class, new Sent(sent));
             if (sent < length) {
-                channel.shutdownOutput();
+                try {
+                    channel.shutdownOutput();
+                } catch (IOException e) {
+                    // The connection is already broken: what failed the body is the error worth reporting.
+                }
             }
             helidon.close();
         }

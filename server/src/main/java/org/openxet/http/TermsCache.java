@@ -4,6 +4,7 @@ import org.openxet.protocol.MerkleHash;
 import org.openxet.storage.FileRecord;
 
 import java.lang.foreign.Arena;
+import java.lang.ref.WeakReference;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
@@ -42,7 +43,8 @@ final class TermsCache {
     private final int minTerms;
     private final boolean background;
     private final LinkedHashMap<MerkleHash, Rendered> rendered = new LinkedHashMap<>(16, 0.75f, true);
-    private final LinkedHashMap<MerkleHash, FileRecord> seen = new LinkedHashMap<>(16, 0.75f, true);
+    /** Weakly: a record the index no longer caches must not stay in memory because it was asked for once. */
+    private final LinkedHashMap<MerkleHash, WeakReference<FileRecord>> seen = new LinkedHashMap<>(16, 0.75f, true);
     private final java.util.Set<MerkleHash> pending = new java.util.HashSet<>();
     private long bytes;
 
@@ -73,9 +75,10 @@ final class TermsCache {
             if (r != null && sameTerms(r.record(), record)) {
                 return r;
             }
-            FileRecord before = seen.get(file);
+            WeakReference<FileRecord> ref = seen.get(file);
+            FileRecord before = ref == null ? null : ref.get();
             if (before == null || !sameTerms(before, record)) {
-                seen.put(file, record);
+                seen.put(file, new WeakReference<>(record));
                 if (seen.size() > SEEN) {
                     Iterator<MerkleHash> eldest = seen.keySet().iterator();
                     eldest.next();
@@ -140,16 +143,19 @@ final class TermsCache {
     }
 
     private synchronized void put(Rendered r) {
-        long size = r.bytes().byteSize() + 4L * r.offsets().length;
         Rendered old = rendered.put(r.record().fileHash(), r);
-        if (old != null) bytes -= old.bytes().byteSize() + 4L * old.offsets().length;
-        bytes += size;
+        if (old != null) bytes -= sizeOf(old);
+        bytes += sizeOf(r);
         Iterator<Map.Entry<MerkleHash, Rendered>> eldest = rendered.entrySet().iterator();
         while (bytes > capacityBytes && eldest.hasNext()) {
-            Rendered e = eldest.next().getValue();
-            bytes -= e.bytes().byteSize() + 4L * e.offsets().length;
+            bytes -= sizeOf(eldest.next().getValue());
             eldest.remove();
         }
+    }
+
+    /** What an entry keeps: its bytes, its offsets, and the record it holds on to (its terms array). */
+    private static long sizeOf(Rendered r) {
+        return r.bytes().byteSize() + 4L * r.offsets().length + 4L * r.record().terms().length;
     }
 
     /** The same terms over the same xorbs: the same record (cached by the index) or an equal one read again. */

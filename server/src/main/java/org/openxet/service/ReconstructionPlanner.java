@@ -20,7 +20,7 @@ import java.util.Optional;
 public final class ReconstructionPlanner {
     /** Files of this many terms or more keep their whole-file plan: the answers the writer streams. */
     public static final int KEPT_PLAN_MIN_TERMS = 16_384;
-    /** The kept plans' descriptors, at most this many ints in all (64 MiB). */
+    /** The kept plans and their records' terms, at most this many ints in all (64 MiB). */
     static final long KEPT_PLAN_INTS = 16L << 20;
 
     private final Index index;
@@ -126,9 +126,12 @@ public final class ReconstructionPlanner {
         }
     }
 
-    /** A plan's size in ints, what its arrays hold (descriptors, the xorb order, a header per array). */
+    /**
+     * A plan's size in ints, what its arrays hold (descriptors, the xorb order, a header per array) and the record's
+     * terms, which a kept plan holds on to.
+     */
     private static long ints(Plan p) {
-        long n = p.xorbOrder().length + 4L * p.fetch().length;
+        long n = p.xorbOrder().length + 4L * p.fetch().length + p.file().terms().length;
         for (int[] d : p.fetch()) {
             if (d != null) n += d.length;
         }
