@@ -1,19 +1,28 @@
 package org.openxet.http;
 
+import io.helidon.webserver.WebServer;
 import org.junit.jupiter.api.Test;
 import org.openxet.storage.BucketException;
 import org.openxet.storage.IndexException;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Which failures of the stores are an outage (503, retry later) and which stay a 500 or a 507. */
+/**
+ * Which failures of the stores are an outage (503, retry later) and which stay a 500 or a 507; and what a failure after
+ * an answer has begun does to its connection.
+ */
 class ErrorsTest {
     @Test
     void storeOutagesAre503AndOtherDatabaseErrorsStay500() {
@@ -33,6 +42,42 @@ class ErrorsTest {
         assertEquals(500, Errors.map(index(new SQLException("no state"))).status());
         assertEquals(507, Errors.map(new BucketException("put failed", new IOException("No space left on device")))
                 .status());
+    }
+
+    @Test
+    void aFailureAfterTheFirstBytesEndsTheConnection() throws Exception {
+        // A handler that fails once its answer has begun (a store failing mid-range, a writer failing mid-answer) cannot
+        // answer the error any more: the client must see the body cut short, not wait for bytes that will not come.
+        // (Errors.send finds the stream begun and its error body refused; Helidon then ends the connection. A handler
+        // that returned normally with a short body would leave the client waiting: ChannelBodyStream guards that.)
+        WebServer server = WebServer.builder().host("127.0.0.1").port(0).shutdownHook(false).useNio(false)
+                .routing(r -> r.get("/cut", (req, res) -> {
+                    try {
+                        res.contentLength(1000);
+                        OutputStream out = res.outputStream();
+                        out.write(new byte[500]);
+                        out.flush();
+                        throw new IllegalStateException("the store failed mid-body");
+                    } catch (Throwable t) {
+                        Errors.send(req, res, t);
+                    }
+                }))
+                .build().start();
+        try (Socket s = new Socket("127.0.0.1", server.port())) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write("GET /cut HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            InputStream in = s.getInputStream();
+            String head = "";
+            while (!head.endsWith("\r\n\r\n")) {
+                int c = in.read();
+                assertTrue(c >= 0, "closed in the headers: " + head);
+                head += (char) c;
+            }
+            assertTrue(head.startsWith("HTTP/1.1 200"), head);
+            assertEquals(500, in.readNBytes(1000).length);
+        } finally {
+            server.stop();
+        }
     }
 
     private static IndexException index(SQLException cause) {
