@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.lang.foreign.Arena;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import java.nio.channels.WritableByteChannel;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -22,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * before its whole length was written (a failure mid-answer) shuts the connection's output, so the client sees a cut
  * body and never waits on, or reads its next answer from, a connection that still owes bytes.
  */
-final class ChannelBodyStream extends OutputStream {
+final class ChannelBodyStream extends OutputStream implements WritableByteChannel {
     /** Smaller bodies go through Helidon's stream alone: their first write is most or all of them. */
     static final long MIN_BODY = 256 * 1024;
     static final int STAGE_BYTES = 1024 * 1024;
@@ -109,15 +110,20 @@ final class ChannelBodyStream extends OutputStream {
     }
 
     /**
-     * Bytes already in native memory ({@link TermsCache}), written to the channel as they are. Never a body's first
-     * write: that one carries the headers through Helidon.
+     * Bytes already in native memory (rendered terms, a mapped range of an object), written to the channel as they
+     * are, all of them (a blocking channel). As a body's first write, its first 64 KiB are copied and go through Helidon
+     * with the headers.
      */
-    void write(ByteBuffer direct) throws IOException {
+    @Override
+    public int write(ByteBuffer direct) throws IOException {
         if (closed) {
             throw new IOException("response body already closed");
         }
-        if (!headersSent) {
-            throw new IllegalStateException("a body's first write goes through Helidon, with the headers");
+        int all = direct.remaining();
+        if (!headersSent && all > 0) {
+            byte[] first = new byte[Math.min(all, AnswerWriter.FIRST_WRITE)];
+            direct.get(first);
+            write(first, 0, first.length);
         }
         int len = direct.remaining();
         if (len > length - written) {
@@ -129,6 +135,12 @@ final class ChannelBodyStream extends OutputStream {
         }
         written += len;
         sent = written;
+        return all;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return !closed;
     }
 
     @Override

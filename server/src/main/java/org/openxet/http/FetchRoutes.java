@@ -14,6 +14,7 @@ import org.openxet.service.XorbIngest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -134,6 +135,13 @@ final class FetchRoutes {
     }
 
     private static void copy(String key, InputStream in, Span s, OutputStream out) throws IOException {
+        if (out instanceof WritableByteChannel) {
+            // The connection's channel (ChannelBodyStream): a bucket's stream can write itself there, a mapped range
+            // of the local bucket without any copy (Bucket.openRange).
+            long n = in.transferTo(out);
+            if (n != s.length()) throw new IOException("object " + key + " ended early");
+            return;
+        }
         byte[] buf = new byte[(int) Math.min(COPY_BUFFER, s.length())];
         long left = s.length();
         while (left > 0) {

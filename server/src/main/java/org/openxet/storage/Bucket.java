@@ -32,6 +32,9 @@ public interface Bucket extends AutoCloseable {
     /**
      * Streams {@code length} bytes from {@code offset}; never reads the whole object into memory. The stream is read
      * and closed by the thread that opened it (a {@link LocalBucket} stream may be a mapping only that thread can use).
+     * Its {@code transferTo} into an {@link java.io.OutputStream} that is also a
+     * {@link java.nio.channels.WritableByteChannel} may write to it as a channel: a mapped range then goes from the
+     * page cache to the socket without a copy of ours.
      */
     InputStream openRange(String key, long offset, long length) throws IOException;
 

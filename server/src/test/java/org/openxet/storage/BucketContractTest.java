@@ -5,9 +5,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openxet.testing.LargestAllocation;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
 import java.nio.file.NoSuchFileException;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -119,6 +121,47 @@ abstract class BucketContractTest {
         for (long[] r : new long[][]{{1, size}, {size - m, m + 1}}) {
             IOException e = assertThrows(IOException.class, () -> readAll(bucket.openRange(XORB_A, r[0], r[1])));
             assertFalse(e instanceof NoSuchFileException, r[0] + "+" + r[1] + ": " + e);
+        }
+    }
+
+    /** An output stream that is also a channel, as the fetch route's body on the connection's channel is. */
+    private static final class ChannelSink extends ByteArrayOutputStream implements WritableByteChannel {
+        int channelWrites;
+
+        @Override
+        public int write(ByteBuffer src) {
+            channelWrites++;
+            int n = src.remaining();
+            byte[] b = new byte[n];
+            src.get(b);
+            write(b, 0, n);
+            return n;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return true;
+        }
+    }
+
+    @Test
+    void rangesTransferToAChannelExactlyTheirBytes() throws Exception {
+        // What the fetch route does with a body on the connection's channel: transferTo, after a byte read first.
+        int m = (int) LocalBucket.MAP_FROM_BYTES;
+        int size = 3 * m + 17;
+        byte[] data = random(size, 6);
+        bucket.put(XORB_A, data);
+        for (long[] r : new long[][]{{0, size}, {12_345, m + 500_000}, {7, 300_000}, {size - 1, 1}}) {
+            ChannelSink sink = new ChannelSink();
+            try (InputStream in = bucket.openRange(XORB_A, r[0], r[1])) {
+                sink.write(in.read());
+                assertEquals(r[1] - 1, in.transferTo(sink));
+                assertEquals(-1, in.read());
+            }
+            assertArrayEquals(Arrays.copyOfRange(data, (int) r[0], (int) (r[0] + r[1])), sink.toByteArray(), r[0] + "+" + r[1]);
+            if (bucket instanceof LocalBucket && r[1] >= m) {
+                assertTrue(sink.channelWrites > 0, "a mapped range goes to the channel as it is");
+            }
         }
     }
 
