@@ -4,13 +4,15 @@ import org.openxet.protocol.MerkleHash;
 import org.openxet.storage.FileRecord;
 
 import java.lang.foreign.Arena;
-import java.lang.ref.WeakReference;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.ref.WeakReference;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -45,7 +47,8 @@ final class TermsCache {
     private final LinkedHashMap<MerkleHash, Rendered> rendered = new LinkedHashMap<>(16, 0.75f, true);
     /** Weakly: a record the index no longer caches must not stay in memory because it was asked for once. */
     private final LinkedHashMap<MerkleHash, WeakReference<FileRecord>> seen = new LinkedHashMap<>(16, 0.75f, true);
-    private final java.util.Set<MerkleHash> pending = new java.util.HashSet<>();
+    /** Files being rendered now, so a burst of requests for one file starts one rendering. */
+    private final Set<MerkleHash> pending = new HashSet<>();
     private long bytes;
 
     /**

@@ -98,13 +98,19 @@ abstract class BucketContractTest {
         }
     }
 
+    /** Stores {@code XORB_A}: three mapping thresholds and a few bytes of random data, returned. */
+    private byte[] putPastTheMappingThreshold(int seed) throws IOException {
+        byte[] data = random(3 * (int) LocalBucket.MAP_FROM_BYTES + 17, seed);
+        bucket.put(XORB_A, data);
+        return data;
+    }
+
     @Test
     void largeRangesReturnExactlyTheirBytesAtEveryEdge() throws Exception {
         // Ranges from this length on are mapped by the local bucket rather than read: their edges are checked again.
         int m = (int) LocalBucket.MAP_FROM_BYTES;
-        int size = 3 * m + 17;
-        byte[] data = random(size, 5);
-        bucket.put(XORB_A, data);
+        byte[] data = putPastTheMappingThreshold(5);
+        int size = data.length;
         long[][] ranges = {{0, size}, {1, size - 1}, {size - m, m}, {12_345, m + 500_000}, {0, m - 1}, {m, m}};
         for (long[] r : ranges) {
             byte[] got = readAll(bucket.openRange(XORB_A, r[0], r[1]));
@@ -148,9 +154,8 @@ abstract class BucketContractTest {
     void rangesTransferToAChannelExactlyTheirBytes() throws Exception {
         // What the fetch route does with a body on the connection's channel: transferTo, after a byte read first.
         int m = (int) LocalBucket.MAP_FROM_BYTES;
-        int size = 3 * m + 17;
-        byte[] data = random(size, 6);
-        bucket.put(XORB_A, data);
+        byte[] data = putPastTheMappingThreshold(6);
+        int size = data.length;
         for (long[] r : new long[][]{{0, size}, {12_345, m + 500_000}, {7, 300_000}, {size - 1, 1}}) {
             ChannelSink sink = new ChannelSink();
             try (InputStream in = bucket.openRange(XORB_A, r[0], r[1])) {
