@@ -65,10 +65,21 @@ public final class Machine {
         }
     }
 
+    /** The metaspace size at which the collector first starts a cycle for class metadata. */
+    static String metaspaceThreshold() {
+        try {
+            var bean = java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
+            return Long.parseLong(bean.getVMOption("MetaspaceSize").getValue()) / (1 << 20) + " MiB";
+        } catch (RuntimeException e) {
+            return "unknown";
+        }
+    }
+
     public static String describe() {
         return "cpu: " + cpu() + "\ncores: " + cores() + "\njava: " + System.getProperty("java.vm.name") + " "
                 + System.getProperty("java.runtime.version") + ", max heap "
-                + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB, G1 region " + g1Region() + "\nos: " + System.getProperty("os.name") + " "
+                + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB, G1 region " + g1Region() + ", metaspace threshold "
+                + metaspaceThreshold() + "\nos: " + System.getProperty("os.name") + " "
                 + System.getProperty("os.version") + ", TCP congestion control " + congestionControl()
                 + "\nload average: " + loadAverage();
     }
