@@ -78,7 +78,9 @@ if [ -n "$two_nodes" ]; then
     if [ "$(id -u)" -eq 0 ]; then
         chmod 755 "$tmp"
         chown postgres "$tmp/pg"
-        pg_as=(runuser -u postgres --)
+        # From /: the postgres user cannot enter the caller's directory (a mktemp clone is 0700), which PostgreSQL's
+        # tools said on every run ("could not change directory ... Permission denied").
+        pg_as=(runuser -u postgres -- env --chdir=/)
     fi
     "${pg_as[@]}" "$pg_bin/initdb" -D "$tmp/pg/data" -A trust -U postgres >"$tmp/pg-initdb.log" 2>&1 \
         || { say "initdb failed:"; cat "$tmp/pg-initdb.log"; exit 1; }
