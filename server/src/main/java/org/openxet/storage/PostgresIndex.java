@@ -226,6 +226,9 @@ public final class PostgresIndex implements Index {
      * no other openxet process has a connection to this database (no node runs), until the returned handle closes.
      * Only then do {@link #unusedXorbs} and {@link #forgetUnusedXorbs} answer.
      */
+    /** How long gc waits for the connections of nodes that were just stopped to leave {@code pg_stat_activity}. */
+    static final Duration STOPPED_NODE_GRACE = Duration.ofSeconds(2);
+
     @Override
     public AutoCloseable collectorLock() throws IndexException {
         Connection c;
@@ -245,16 +248,31 @@ public final class PostgresIndex implements Index {
                 throw new IndexException("another openxet gc is running on the index at " + where
                         + ", or a node is starting", null);
             }
-            try (var r = s.executeQuery("SELECT count(*), coalesce(string_agg(DISTINCT coalesce(host(client_addr), "
-                    + "'local socket'), ', '), '') FROM pg_stat_activity WHERE datname = current_database() "
-                    + "AND application_name LIKE '" + APPLICATION_PREFIX + "%' AND application_name <> '"
-                    + applicationName + "'")) {
-                r.next();
-                long others = r.getLong(1);
-                if (others > 0) {
-                    throw new IndexException(others + " connection" + (others == 1 ? "" : "s") + " of running openxet"
-                            + " nodes (from " + r.getString(2) + ") use the index at " + where
-                            + ": stop every node before gc", null);
+            // A node stopped a moment ago may still be listed: PostgreSQL ends a closed connection's backend
+            // asynchronously. With the lock held no node can start, so the count can only fall: look again for a
+            // while before refusing (a running node's pool keeps its connections).
+            long deadline = System.nanoTime() + STOPPED_NODE_GRACE.toNanos();
+            while (true) {
+                try (var r = s.executeQuery("SELECT count(*), coalesce(string_agg(DISTINCT coalesce(host(client_addr), "
+                        + "'local socket'), ', '), '') FROM pg_stat_activity WHERE datname = current_database() "
+                        + "AND application_name LIKE '" + APPLICATION_PREFIX + "%' AND application_name <> '"
+                        + applicationName + "'")) {
+                    r.next();
+                    long others = r.getLong(1);
+                    if (others == 0) {
+                        break;
+                    }
+                    if (System.nanoTime() > deadline) {
+                        throw new IndexException(others + " connection" + (others == 1 ? "" : "s") + " of running"
+                                + " openxet nodes (from " + r.getString(2) + ") use the index at " + where
+                                + ": stop every node before gc", null);
+                    }
+                }
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IndexException("interrupted while waiting for stopped nodes' connections to end", e);
                 }
             }
         } catch (SQLException | IndexException | RuntimeException e) {
