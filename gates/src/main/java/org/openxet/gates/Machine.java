@@ -57,19 +57,19 @@ public final class Machine {
 
     /** The collector's region size, which decides what is a humongous object (half a region or more). */
     static String g1Region() {
-        try {
-            var bean = java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
-            return Long.parseLong(bean.getVMOption("G1HeapRegionSize").getValue()) / (1 << 20) + " MiB";
-        } catch (RuntimeException e) {
-            return "unknown";
-        }
+        return vmOptionMiB("G1HeapRegionSize");
     }
 
     /** The metaspace size at which the collector first starts a cycle for class metadata. */
     static String metaspaceThreshold() {
+        return vmOptionMiB("MetaspaceSize");
+    }
+
+    /** A HotSpot option given in bytes, as whole MiB. */
+    private static String vmOptionMiB(String name) {
         try {
             var bean = java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
-            return Long.parseLong(bean.getVMOption("MetaspaceSize").getValue()) / (1 << 20) + " MiB";
+            return Long.parseLong(bean.getVMOption(name).getValue()) / (1 << 20) + " MiB";
         } catch (RuntimeException e) {
             return "unknown";
         }
