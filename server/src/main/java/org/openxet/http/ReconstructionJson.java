@@ -141,13 +141,18 @@ public final class ReconstructionJson {
         long at = 0;
         for (int t = 0; t < n; t++) {
             offsets[t] = (int) at;
-            int o = t * FileRecord.TERM_INTS;
-            at += fixed + heads[terms[o + FileRecord.XORB]].length + JsonBytes.digits(Integer.toUnsignedLong(terms[o + FileRecord.UNPACKED]))
-                    + JsonBytes.digits(terms[o + FileRecord.CHUNK_START]) + JsonBytes.digits(terms[o + FileRecord.CHUNK_END]);
+            at += fixed + heads[terms[t * FileRecord.TERM_INTS + FileRecord.XORB]].length + recordTermDigits(terms, t);
             if (at > Integer.MAX_VALUE) return null;
         }
         offsets[n] = (int) at;
         return offsets;
+    }
+
+    /** The digits of term {@code t}'s three numbers as the record holds them (untrimmed). */
+    private static int recordTermDigits(int[] terms, int t) {
+        int o = t * FileRecord.TERM_INTS;
+        return JsonBytes.digits(Integer.toUnsignedLong(terms[o + FileRecord.UNPACKED]))
+                + JsonBytes.digits(terms[o + FileRecord.CHUNK_START]) + JsonBytes.digits(terms[o + FileRecord.CHUNK_END]);
     }
 
     /** Terms rendered under one capacity check. */
@@ -315,9 +320,7 @@ public final class ReconstructionJson {
             int[] terms = p.file().terms();
             n += (long) (last - first - 1) * (fixed + 1);
             for (int t = first + 1; t < last; t++) {
-                int o = t * FileRecord.TERM_INTS;
-                n += JsonBytes.digits(Integer.toUnsignedLong(terms[o + FileRecord.UNPACKED]))
-                        + JsonBytes.digits(terms[o + FileRecord.CHUNK_START]) + JsonBytes.digits(terms[o + FileRecord.CHUNK_END]);
+                n += recordTermDigits(terms, t);
             }
         }
         n += 1 + fixed + JsonBytes.digits(p.unpacked(last)) + JsonBytes.digits(p.chunkStart(last))
