@@ -67,14 +67,19 @@ final class ChannelBodyStream extends OutputStream implements WritableByteChanne
         write(new byte[]{(byte) b}, 0, 1);
     }
 
-    @Override
-    public void write(byte[] b, int off, int len) throws IOException {
+    /** Refuses a write to a closed stream or past the Content-Length. */
+    private void admit(long len) throws IOException {
         if (closed) {
             throw new IOException("response body already closed");
         }
         if (len > length - written) {
             throw new IOException("Content-Length is " + length + ", but " + (written + len) + " bytes were written");
         }
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+        admit(len);
         if (!headersSent) {
             helidon.write(b, off, len);
             helidon.flush();
@@ -116,19 +121,14 @@ final class ChannelBodyStream extends OutputStream implements WritableByteChanne
      */
     @Override
     public int write(ByteBuffer direct) throws IOException {
-        if (closed) {
-            throw new IOException("response body already closed");
-        }
         int all = direct.remaining();
+        admit(all);
         if (!headersSent && all > 0) {
             byte[] first = new byte[Math.min(all, AnswerWriter.FIRST_WRITE)];
             direct.get(first);
             write(first, 0, first.length);
         }
         int len = direct.remaining();
-        if (len > length - written) {
-            throw new IOException("Content-Length is " + length + ", but " + (written + len) + " bytes were written");
-        }
         drain();
         while (direct.hasRemaining()) {
             channel.write(direct);
