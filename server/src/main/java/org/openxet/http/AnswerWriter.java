@@ -1,5 +1,6 @@
 package org.openxet.http;
 
+import org.openxet.service.ReconstructionPlanner;
 import org.openxet.service.ReconstructionPlanner.Plan;
 import org.openxet.service.SignedUrls;
 
@@ -27,8 +28,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * collector pausing every ninth answer.
  */
 public final class AnswerWriter {
-    /** Answers smaller than this are written by the request's thread alone. */
-    static final int PARALLEL_MIN_TERMS = 16_384;
+    /**
+     * Answers smaller than this are written by the request's thread alone. One threshold for "large": the planner keeps
+     * these files' whole-file plans and {@link TermsCache} their terms.
+     */
+    static final int PARALLEL_MIN_TERMS = ReconstructionPlanner.KEPT_PLAN_MIN_TERMS;
     static final int TERMS_PER_SEGMENT = 8_192;
     static final int RANGES_PER_SEGMENT = 12_288;
     /** A ranges segment also ends after this many xorbs, so its buffer stays near a term segment's. */
@@ -330,7 +334,7 @@ public final class AnswerWriter {
      * to any other stream.
      */
     private void writeCached(OutputStream out, MemorySegment bytes, boolean first) throws IOException {
-        if (out instanceof ChannelBodyStream channel && !first) {
+        if (out instanceof ChannelBodyStream channel) {
             channel.write(bytes.asByteBuffer());
             return;
         }
