@@ -122,10 +122,10 @@ final class Stages {
         System.out.printf("  JSON writing (writeV2, in mem)  %8s   min %s   (without signing ~%s)%n", Stats.ms(mWrite),
                 Stats.ms(Stats.min(write)), Stats.ms(mWrite - mSign));
         System.out.printf("  length for Content-Length (measureV2) %s   min %s   (digit counts, no rendering;%n"
-                + "                                             an answer with cached terms counts its first and last only)%n",
+                + "                                             an answer with kept terms and URLs counts its first and last terms only)%n",
                 Stats.ms(Stats.median(measure)), Stats.ms(Stats.min(measure)));
         System.out.printf("  the server's writer (AnswerWriter) %5s   min %s   (parallel segments, to a discarding stream;%n"
-                + "                                             its terms from its TermsCache after the second run)%n",
+                + "                                             its terms kept after the second run, its URLs after the third)%n",
                 Stats.ms(mServer), Stats.ms(Stats.min(server)));
         System.out.printf("  body hand-over (HTTP p50 %s - file, plan, AnswerWriter) ~%s%n", Stats.ms(httpMedianMs),
                 Stats.ms(handOver));

@@ -6,6 +6,7 @@ import org.openxet.service.SignedUrls;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -66,13 +67,15 @@ public final class AnswerWriter {
     private final Semaphore writerPermits;
     private final ArrayBlockingQueue<byte[]> pool;
     private final TermsCache terms;
+    private final FetchSectionCache sections;
 
     public AnswerWriter(int cpus) {
-        this(cpus, TermsCache.forHeap(PARALLEL_MIN_TERMS));
+        this(cpus, TermsCache.forHeap(PARALLEL_MIN_TERMS), FetchSectionCache.forHeap());
     }
 
-    AnswerWriter(int cpus, TermsCache terms) {
+    AnswerWriter(int cpus, TermsCache terms, FetchSectionCache sections) {
         this.terms = terms;
+        this.sections = sections;
         this.writerPermits = new Semaphore(cpus);
         // What one answer on every core has in flight, and a couple more; at most 16 buffers (2 MB each, 32 MB) kept.
         this.pool = new ArrayBlockingQueue<>(Math.min(16, cpus * (AHEAD_PER_RENDERER + 1) + 2));
@@ -98,6 +101,11 @@ public final class AnswerWriter {
         }
     }
 
+    /** What a large answer sent as it was kept rather than rendering it: its terms, its fetch section (signed URLs). */
+    public record Kept(boolean terms, boolean urls) {
+        static final Kept NOTHING = new Kept(false, false);
+    }
+
     /** Where an answer goes: its length is announced before the first byte when it is known. */
     public interface Body {
         void length(long bytes);
@@ -112,9 +120,15 @@ public final class AnswerWriter {
     private enum Format {
         V2, V1;
 
-        long measure(Plan p, UrlSigner signer, int[] termOffsets) {
-            return this == V2 ? ReconstructionJson.measureV2(p, signer, termOffsets)
-                    : ReconstructionJson.measureV1(p, signer, termOffsets);
+        /** The answer's length; its fetch section's is {@code section}'s when that is given. */
+        long measure(Plan p, UrlSigner signer, int[] termOffsets, MemorySegment section) {
+            return ReconstructionJson.headAndTermsLength(p, termOffsets)
+                    + (section != null ? section.byteSize() : fetchLength(p, signer));
+        }
+
+        /** The fetch section's length: from the terms' closing bracket to the end of the answer. */
+        long fetchLength(Plan p, UrlSigner signer) {
+            return this == V2 ? ReconstructionJson.xorbsLength(p, signer) : ReconstructionJson.fetchInfoLength(p, signer);
         }
 
         void whole(JsonBytes out, Plan p, UrlSigner signer) {
@@ -144,12 +158,12 @@ public final class AnswerWriter {
      * by the request's thread while helpers render the first segments, then segments go to the socket as soon as they
      * are rendered, so sending overlaps rendering. Small answers are rendered whole, then sent.
      */
-    public boolean writeV2(Body body, Plan p, UrlSigner signer) throws IOException {
+    public Kept writeV2(Body body, Plan p, UrlSigner signer) throws IOException {
         return write(body, p, signer, Format.V2);
     }
 
     /** The v1 answer the same way: its one signature per range is the heavier rendering of the two. */
-    public boolean writeV1(Body body, Plan p, UrlSigner signer) throws IOException {
+    public Kept writeV1(Body body, Plan p, UrlSigner signer) throws IOException {
         return write(body, p, signer, Format.V1);
     }
 
@@ -158,8 +172,8 @@ public final class AnswerWriter {
         return p.termCount() >= PARALLEL_MIN_TERMS;
     }
 
-    /** Returns true when the answer's terms were sent as {@link TermsCache} had rendered them. */
-    private boolean write(Body body, Plan p, UrlSigner signer, Format format) throws IOException {
+    /** Returns which parts of the answer were sent as {@link TermsCache} and {@link FetchSectionCache} kept them. */
+    private Kept write(Body body, Plan p, UrlSigner signer, Format format) throws IOException {
         if (large(p)) {
             return stream(body, p, signer, true, format);
         }
@@ -168,22 +182,22 @@ public final class AnswerWriter {
         try (OutputStream out = body.stream()) {
             writeSliced(out, whole.array(), whole.length(), true);
         }
-        return false;
+        return Kept.NOTHING;
     }
 
     /** The same answer to a plain stream (benches, gates, tests). */
-    public void writeV2(OutputStream sink, Plan p, UrlSigner signer) throws IOException {
-        write(sink, p, signer, Format.V2);
+    public Kept writeV2(OutputStream sink, Plan p, UrlSigner signer) throws IOException {
+        return write(sink, p, signer, Format.V2);
     }
 
     /** The v1 answer to a plain stream (tests). */
-    public void writeV1(OutputStream sink, Plan p, UrlSigner signer) throws IOException {
-        write(sink, p, signer, Format.V1);
+    public Kept writeV1(OutputStream sink, Plan p, UrlSigner signer) throws IOException {
+        return write(sink, p, signer, Format.V1);
     }
 
-    private void write(OutputStream sink, Plan p, UrlSigner signer, Format format) throws IOException {
+    private Kept write(OutputStream sink, Plan p, UrlSigner signer, Format format) throws IOException {
         if (large(p)) {
-            stream(new Body() {
+            return stream(new Body() {
                 @Override
                 public void length(long bytes) {
                 }
@@ -193,10 +207,10 @@ public final class AnswerWriter {
                     return sink;
                 }
             }, p, signer, false, format);
-            return;
         }
         JsonBytes whole = renderWhole(p, signer, format);
         writeSliced(sink, whole.array(), whole.length(), true);
+        return Kept.NOTHING;
     }
 
     /** A small answer rendered whole in memory, by the request's thread. */
@@ -275,10 +289,15 @@ public final class AnswerWriter {
      * A large answer: segments rendered by this thread and helpers, written in order as each is ready. A
      * {@code response} body gets its length first and is closed at the end; a plain sink is neither.
      */
-    private boolean stream(Body body, Plan p, UrlSigner signer, boolean response, Format format) throws IOException {
+    private Kept stream(Body body, Plan p, UrlSigner signer, boolean response, Format format) throws IOException {
         TermsCache.Rendered cached = terms.get(p.file());
-        List<Segment> segments = segments(p, signer, format, cached);
-        int helpers = Math.min(writerPermits.availablePermits() / 2, segments.size() - 1);
+        // A popular file's whole-file answer: its signed URLs as rendered a few seconds ago, when they are kept.
+        FetchSectionCache.Section section = cached == null || !p.wholeFile() ? null
+                : sections.get(p.file(), format == Format.V1, signer, max -> renderFetchSection(p, format, signer.copy(), max));
+        MemorySegment sectionBytes = section == null ? null : section.bytes();
+        List<Segment> segments = segments(p, signer, format, cached, sectionBytes);
+        // With both kept, what is left to render is a term or two: no helper is worth its start.
+        int helpers = sectionBytes != null ? 0 : Math.min(writerPermits.availablePermits() / 2, segments.size() - 1);
         if (helpers > 0 && !writerPermits.tryAcquire(helpers)) {
             helpers = 0;
         }
@@ -290,7 +309,7 @@ public final class AnswerWriter {
             }
             long length = -1;
             if (response) {
-                length = format.measure(p, signer, cached == null ? null : cached.offsets());
+                length = format.measure(p, signer, cached == null ? null : cached.offsets(), sectionBytes);
                 body.length(length);
             }
             long written = 0;
@@ -320,7 +339,7 @@ public final class AnswerWriter {
                 // Never expected (tests compare the two); fail loudly rather than send a lying header.
                 throw new IllegalStateException(format + " answer measured " + length + " bytes but rendered " + written);
             }
-            return cached != null;
+            return new Kept(cached != null, sectionBytes != null);
         } finally {
             // On a failed write, wake helpers waiting for room so they see the answer abandoned and stop.
             pipe.abandoned = true;
@@ -365,7 +384,33 @@ public final class AnswerWriter {
         }
     }
 
-    private static List<Segment> segments(Plan p, UrlSigner urlSigner, Format format, TermsCache.Rendered cached) {
+    /**
+     * A whole-file answer's fetch section rendered into native memory, segment by segment as an answer renders it
+     * ({@link FetchSectionCache}'s rendering, on its own thread with its own signer); null when it would be over
+     * {@code maxBytes}.
+     */
+    private static MemorySegment renderFetchSection(Plan p, Format format, UrlSigner signer, long maxBytes) {
+        long length = format.fetchLength(p, signer);
+        if (length > maxBytes) return null;
+        MemorySegment out = Arena.ofAuto().allocate(length);
+        JsonBytes batch = new JsonBytes(null, POOLED_BYTES);
+        long at = 0;
+        for (Segment s : fetchSegments(p, signer, format, ReconstructionJson.xorbHex(p.file()))) {
+            batch.position(0);
+            s.render().render(batch, signer);
+            if (at + batch.length() > length) break;
+            MemorySegment.copy(batch.array(), 0, out, ValueLayout.JAVA_BYTE, at, batch.length());
+            at += batch.length();
+        }
+        if (at != length) {
+            // The measure and the rendering disagree: never send such bytes.
+            throw new IllegalStateException(format + " fetch section measured " + length + " bytes, rendered " + at);
+        }
+        return out;
+    }
+
+    private static List<Segment> segments(Plan p, UrlSigner urlSigner, Format format, TermsCache.Rendered cached,
+                                          MemorySegment section) {
         byte[][] hex = ReconstructionJson.xorbHex(p.file());
         byte[][] heads = ReconstructionJson.termHeads(hex);
         List<Segment> out = new ArrayList<>();
@@ -389,6 +434,17 @@ public final class AnswerWriter {
                 ReconstructionJson.writeTerms(json, p, heads, a, b);
             }));
         }
+        if (section != null) {
+            out.add(new Segment(0, null, section));
+        } else {
+            out.addAll(fetchSegments(p, urlSigner, format, hex));
+        }
+        return out;
+    }
+
+    /** The fetch section's segments: runs of xorbs, the first opening the section and the last closing the answer. */
+    private static List<Segment> fetchSegments(Plan p, UrlSigner urlSigner, Format format, byte[][] hex) {
+        List<Segment> out = new ArrayList<>();
         // A v1 range carries a whole URL: its bound is the URL's own, so a segment still fits a pooled buffer.
         int rangeBytes = format == Format.V2 ? RANGE_BYTES : V1_RANGE_FIXED + urlSigner.urlLength(SignedUrls.MAX_GRANT_RANGE_CHARS);
         int rangesPerSegment = format == Format.V2 ? RANGES_PER_SEGMENT

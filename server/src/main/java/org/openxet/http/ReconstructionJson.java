@@ -268,8 +268,20 @@ public final class ReconstructionJson {
 
     /** {@link #measureV2(Plan, UrlSigner)} with the file's term offsets ({@link #recordTermOffsets}), or null. */
     static long measureV2(Plan p, UrlSigner signer, int[] termOffsets) {
-        long n = OFFSET.length + JsonBytes.digits(p.offsetIntoFirstRange()) + TERMS.length + termsLength(p, termOffsets);
-        n += XORBS.length;
+        return headAndTermsLength(p, termOffsets) + xorbsLength(p, signer);
+    }
+
+    /**
+     * The bytes of an answer (v1 or v2) before its fetch section: the offset, the opening of the terms and the terms,
+     * counted with {@code offsets} ({@link #recordTermOffsets}) when given.
+     */
+    static long headAndTermsLength(Plan p, int[] offsets) {
+        return OFFSET.length + JsonBytes.digits(p.offsetIntoFirstRange()) + TERMS.length + termsLength(p, offsets);
+    }
+
+    /** The bytes of a v2 answer's fetch section: from the terms' closing bracket to the end of the answer. */
+    static long xorbsLength(Plan p, UrlSigner signer) {
+        long n = XORBS.length;
         int rangeFixed = CHUNKS.length + END.length + BYTES.length + END.length + 2;
         for (int i = 0; i < p.xorbOrder().length; i++) {
             int[] d = p.fetch()[p.xorbOrder()[i]];
@@ -338,8 +350,12 @@ public final class ReconstructionJson {
 
     /** {@link #measureV1(Plan, UrlSigner)} with the file's term offsets ({@link #recordTermOffsets}), or null. */
     static long measureV1(Plan p, UrlSigner signer, int[] termOffsets) {
-        long n = OFFSET.length + JsonBytes.digits(p.offsetIntoFirstRange()) + TERMS.length + termsLength(p, termOffsets);
-        n += FETCH_INFO.length;
+        return headAndTermsLength(p, termOffsets) + fetchInfoLength(p, signer);
+    }
+
+    /** The bytes of a v1 answer's fetch section: from the terms' closing bracket to the end of the answer. */
+    static long fetchInfoLength(Plan p, UrlSigner signer) {
+        long n = FETCH_INFO.length;
         int recordFixed = V1_RANGE.length + END.length + V1_URL.length + V1_URL_RANGE.length + END.length + CLOSE2.length;
         for (int i = 0; i < p.xorbOrder().length; i++) {
             int[] d = p.fetch()[p.xorbOrder()[i]];

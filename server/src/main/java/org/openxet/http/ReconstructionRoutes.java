@@ -101,9 +101,9 @@ final class ReconstructionRoutes {
                 return length < 0 ? res.outputStream() : ResponseChannel.body(req, res, length);
             }
         };
-        boolean cachedTerms = version == 2 ? writer.writeV2(body, plan, signer) : writer.writeV1(body, plan, signer);
+        AnswerWriter.Kept kept = version == 2 ? writer.writeV2(body, plan, signer) : writer.writeV1(body, plan, signer);
         if (AnswerWriter.large(plan)) {
-            metrics.largeAnswer(cachedTerms);
+            metrics.largeAnswer(kept);
         }
     }
 

@@ -44,6 +44,8 @@ public final class ServerMetrics {
     private final Counter fetchBytes;
     private final Counter largeAnswersCached;
     private final Counter largeAnswersRendered;
+    private final Counter largeAnswerUrlsCached;
+    private final Counter largeAnswerUrlsSigned;
 
     private record RequestKey(String method, String route, int status) {
     }
@@ -61,6 +63,9 @@ public final class ServerMetrics {
         String large = "reconstruction answers of 16,384 terms or more, by where their terms came from";
         largeAnswersCached = counter("openxet.large.answers", large, "terms", "cached");
         largeAnswersRendered = counter("openxet.large.answers", large, "terms", "rendered");
+        String urls = "reconstruction answers of 16,384 terms or more, by whether their signed URLs were kept or signed anew";
+        largeAnswerUrlsCached = counter("openxet.large.answer.urls", urls, "urls", "cached");
+        largeAnswerUrlsSigned = counter("openxet.large.answer.urls", urls, "urls", "signed");
     }
 
     /** Meters for one server; {@code enabled = false} counts nothing (and the server has no {@code /metrics}). */
@@ -130,10 +135,11 @@ public final class ServerMetrics {
         fetchBytes.increment(bytes);
     }
 
-    /** A large reconstruction answer sent; {@code cachedTerms}: its terms as {@code TermsCache} keeps them. */
-    void largeAnswer(boolean cachedTerms) {
+    /** A large reconstruction answer sent, with what of it was kept ({@code TermsCache}, {@code FetchSectionCache}). */
+    void largeAnswer(AnswerWriter.Kept kept) {
         if (registry == null) return;
-        (cachedTerms ? largeAnswersCached : largeAnswersRendered).increment();
+        (kept.terms() ? largeAnswersCached : largeAnswersRendered).increment();
+        (kept.urls() ? largeAnswerUrlsCached : largeAnswerUrlsSigned).increment();
     }
 
     /** The Prometheus text exposition (format 0.0.4) of every meter, or empty when metrics are off. */

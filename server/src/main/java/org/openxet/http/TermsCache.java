@@ -162,7 +162,7 @@ final class TermsCache {
     }
 
     /** The same terms over the same xorbs: the same record (cached by the index) or an equal one read again. */
-    private static boolean sameTerms(FileRecord a, FileRecord b) {
+    static boolean sameTerms(FileRecord a, FileRecord b) {
         return a == b || (Arrays.equals(a.terms(), b.terms()) && Arrays.equals(a.xorbs(), b.xorbs()));
     }
 }

@@ -18,20 +18,25 @@ public final class UrlSigner {
     private final byte[] prefix;
     private final byte[] scope;
     private final byte[] expiry;
+    private final long expirySeconds;
+    /** The base URL and the scope: what, with the expiry, makes two signers' URLs for one range the same. */
+    private final String audience;
     private byte[] msg = new byte[4096];
     private final byte[] scratch = new byte[32];
     private final byte[] tag = new byte[32];
 
-    private UrlSigner(SignedUrls urls, byte[] prefix, byte[] scope, byte[] expiry) {
-        this.urls = urls;
-        this.prefix = prefix;
-        this.scope = scope;
-        this.expiry = expiry;
+    private UrlSigner(UrlSigner of) {
+        this.urls = of.urls;
+        this.prefix = of.prefix;
+        this.scope = of.scope;
+        this.expiry = of.expiry;
+        this.expirySeconds = of.expirySeconds;
+        this.audience = of.audience;
     }
 
     /** A signer for another thread: same URLs, its own buffers (a signer is not thread-safe). */
     public UrlSigner copy() {
-        return new UrlSigner(urls, prefix, scope, expiry);
+        return new UrlSigner(this);
     }
 
     public UrlSigner(SignedUrls urls, String base, String scope, long expiry) {
@@ -39,6 +44,23 @@ public final class UrlSigner {
         this.prefix = JsonBytes.ascii(base + SignedUrls.PATH);
         this.scope = JsonBytes.ascii(SignedUrls.encodeScope(scope));
         this.expiry = JsonBytes.ascii(Long.toString(expiry));
+        this.expirySeconds = expiry;
+        this.audience = base + "\n" + scope;
+    }
+
+    /** When this signer's URLs expire, in seconds since the epoch. */
+    long expiry() {
+        return expirySeconds;
+    }
+
+    /** The base URL and scope of this signer's URLs, as one string. */
+    String audience() {
+        return audience;
+    }
+
+    /** The URLs' lifetime as the server mints them. */
+    long ttlSeconds() {
+        return urls.ttlSeconds();
     }
 
     /** Length of a URL {@link #write} produces whose grant text is {@code grantLength} characters long. */

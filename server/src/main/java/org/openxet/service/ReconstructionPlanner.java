@@ -92,6 +92,19 @@ public final class ReconstructionPlanner {
         public MerkleHash xorb(int t) {
             return file.xorbs()[file.term(t, FileRecord.XORB)];
         }
+
+        /**
+         * Whether this plan is the whole file, every term untrimmed: its fetch descriptors are then the record's
+         * alone, the same for every such plan of the record.
+         */
+        public boolean wholeFile() {
+            int n = file.termCount();
+            return n > 0 && firstTerm == 0 && endTerm == n && offsetIntoFirstRange == 0
+                    && firstChunkStart == file.term(0, FileRecord.CHUNK_START)
+                    && firstByteStart == file.term(0, FileRecord.BYTE_START)
+                    && lastChunkEnd == file.term(n - 1, FileRecord.CHUNK_END)
+                    && lastByteEnd == file.term(n - 1, FileRecord.BYTE_END);
+        }
     }
 
     public Optional<FileRecord> file(MerkleHash fileHash, String scope) throws IndexException {

@@ -52,6 +52,11 @@ public final class SignedUrls {
         this.clock = clock;
     }
 
+    /** How long a URL minted now lives. */
+    public long ttlSeconds() {
+        return ttlSeconds;
+    }
+
     /** The expiry to put in URLs minted now. */
     public long expiry() {
         return clock.millis() / 1000 + ttlSeconds;

@@ -27,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class LargeAnswerTest {
     private static final String SCOPE = "user/large";
     private static final Pattern CACHED = Pattern.compile("openxet_large_answers_total\\{terms=\"cached\"} (\\S+)");
+    private static final Pattern KEPT_URLS = Pattern.compile("openxet_large_answer_urls_total\\{urls=\"cached\"} (\\S+)");
 
     /** The answer's bytes up to its xorbs section: the head and every term, which carry no signature or expiry. */
     private static byte[] termsPart(byte[] answer) {
@@ -50,7 +51,11 @@ class LargeAnswerTest {
     }
 
     private static double cachedAnswers(TestServer s) throws Exception {
-        Matcher m = CACHED.matcher(s.get("/metrics", null).body());
+        return counter(s, CACHED);
+    }
+
+    private static double counter(TestServer s, Pattern p) throws Exception {
+        Matcher m = p.matcher(s.get("/metrics", null).body());
         return m.find() ? Double.parseDouble(m.group(1)) : 0;
     }
 
@@ -100,6 +105,26 @@ class LargeAnswerTest {
                 Thread.sleep(20);
             }
             assertEquals(before + 3, cachedAnswers(s));
+        }
+    }
+
+    @Test
+    void aPopularFilesSignedUrlsAreKeptSoAnswersSecondsApartAreTheSameBytes() throws Exception {
+        try (TestServer s = new TestServer()) {
+            FileRecord file = LargeFileFixture.register(s.services().index(), SCOPE, 50, 256);
+            String token = s.token(SCOPE, Access.READ);
+            String path = "/v2/reconstructions/" + file.fileHash().hex();
+            // Its terms are kept from the second answer on, its fetch section from the next one (both in the background).
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            while (counter(s, KEPT_URLS) == 0 && System.nanoTime() < deadline) {
+                get(s, path, token, null);
+            }
+            assertTrue(counter(s, KEPT_URLS) >= 1, "no answer carried kept URLs");
+            byte[] first = get(s, path, token, null);
+            // Answers signing their own URLs differ once the second turns: their expiry is a second later.
+            Thread.sleep(1_100);
+            byte[] later = get(s, path, token, null);
+            assertArrayEquals(first, later, "an answer a second later carries the kept URLs");
         }
     }
 }
