@@ -411,10 +411,13 @@ public final class AnswerWriter {
 
     private static List<Segment> segments(Plan p, UrlSigner urlSigner, Format format, TermsCache.Rendered cached,
                                           MemorySegment section) {
-        byte[][] hex = ReconstructionJson.xorbHex(p.file());
-        byte[][] heads = ReconstructionJson.termHeads(hex);
+        boolean onlyEnds = cached != null && p.endTerm() - p.firstTerm() >= 3;
+        // With the middle terms and the fetch section kept, only the first and last terms' xorbs are written here.
+        byte[][] hex = onlyEnds && section != null ? null : ReconstructionJson.xorbHex(p.file());
+        byte[][] heads = hex != null ? ReconstructionJson.termHeads(hex)
+                : ReconstructionJson.termHeads(p.file(), p.firstTerm(), p.endTerm() - 1);
         List<Segment> out = new ArrayList<>();
-        if (cached != null && p.endTerm() - p.firstTerm() >= 3) {
+        if (onlyEnds) {
             // The first and last terms through the plan (a range trims them), every term between them as rendered.
             int first = p.firstTerm();
             int last = p.endTerm() - 1;

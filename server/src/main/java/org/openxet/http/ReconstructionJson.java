@@ -76,15 +76,32 @@ public final class ReconstructionJson {
     static byte[][] termHeads(byte[][] hex) {
         byte[][] heads = new byte[hex.length][];
         for (int i = 0; i < hex.length; i++) {
-            byte[] h = new byte[TERM_HASH.length + 2 + hex[i].length + UNPACKED.length];
-            int p = JsonBytes.put(h, 0, TERM_HASH);
-            h[p++] = '"';
-            p = JsonBytes.put(h, p, hex[i]);
-            h[p++] = '"';
-            JsonBytes.put(h, p, UNPACKED);
-            heads[i] = h;
+            heads[i] = termHead(hex[i]);
         }
         return heads;
+    }
+
+    /**
+     * {@link #termHeads(byte[][])} for the xorbs of {@code f}'s terms {@code terms} only, every other entry null: what
+     * an answer whose other terms and fetch section are kept still renders.
+     */
+    static byte[][] termHeads(FileRecord f, int... terms) {
+        byte[][] heads = new byte[f.xorbs().length][];
+        for (int t : terms) {
+            int x = f.term(t, FileRecord.XORB);
+            if (heads[x] == null) heads[x] = termHead(f.xorbs()[x].hexBytes());
+        }
+        return heads;
+    }
+
+    private static byte[] termHead(byte[] hex) {
+        byte[] h = new byte[TERM_HASH.length + 2 + hex.length + UNPACKED.length];
+        int p = JsonBytes.put(h, 0, TERM_HASH);
+        h[p++] = '"';
+        p = JsonBytes.put(h, p, hex);
+        h[p++] = '"';
+        JsonBytes.put(h, p, UNPACKED);
+        return h;
     }
 
     static void writeTerms(JsonBytes out, Plan p, byte[][] hex) {
