@@ -6,9 +6,6 @@ import org.openxet.storage.FileRecord;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.WeakReference;
 import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -53,19 +50,19 @@ final class FetchSectionCache {
 
     private final long capacityBytes;
     private final boolean background;
-    private final LinkedHashMap<Key, Section> sections = new LinkedHashMap<>(16, 0.75f, true);
+    private final BoundedLru<Key, Section> sections;
     /**
      * Sections found too large to keep, by the record they were measured for (weakly: a record the index no longer
      * caches is not kept in memory for this), so their answers do not start a rendering each; a count, not bytes.
      */
-    private final LinkedHashMap<Key, WeakReference<FileRecord>> tooLarge = new LinkedHashMap<>(16, 0.75f, true);
+    private final BoundedLru<Key, WeakReference<FileRecord>> tooLarge = new BoundedLru<>(TermsCache.SEEN, ref -> 1);
     /** Sections being rendered now, so a burst of answers for one file starts one rendering. */
     private final Set<Key> pending = new HashSet<>();
-    private long bytes;
 
     /** @param background render on a virtual thread of its own (the server); false: in the caller (tests) */
     FetchSectionCache(long capacityBytes, boolean background) {
         this.capacityBytes = capacityBytes;
+        this.sections = new BoundedLru<>(capacityBytes, FetchSectionCache::sizeOf);
         this.background = background;
     }
 
@@ -142,22 +139,10 @@ final class FetchSectionCache {
 
     private synchronized void markTooLarge(Key key, FileRecord record) {
         tooLarge.put(key, new WeakReference<>(record));
-        if (tooLarge.size() > TermsCache.SEEN) {
-            Iterator<Key> eldest = tooLarge.keySet().iterator();
-            eldest.next();
-            eldest.remove();
-        }
     }
 
     private synchronized void put(Key key, Section s) {
-        Section old = sections.put(key, s);
-        if (old != null) bytes -= sizeOf(old);
-        bytes += sizeOf(s);
-        Iterator<Map.Entry<Key, Section>> eldest = sections.entrySet().iterator();
-        while (bytes > capacityBytes && eldest.hasNext()) {
-            bytes -= sizeOf(eldest.next().getValue());
-            eldest.remove();
-        }
+        sections.put(key, s);
     }
 
     /** What an entry keeps: its bytes and the record it holds on to (its terms array). */

@@ -9,9 +9,6 @@ import java.lang.foreign.ValueLayout;
 import java.lang.ref.WeakReference;
 import java.util.Arrays;
 import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -44,12 +41,11 @@ final class TermsCache {
     private final long capacityBytes;
     private final int minTerms;
     private final boolean background;
-    private final LinkedHashMap<MerkleHash, Rendered> rendered = new LinkedHashMap<>(16, 0.75f, true);
+    private final BoundedLru<MerkleHash, Rendered> rendered;
     /** Weakly: a record the index no longer caches must not stay in memory because it was asked for once. */
-    private final LinkedHashMap<MerkleHash, WeakReference<FileRecord>> seen = new LinkedHashMap<>(16, 0.75f, true);
+    private final BoundedLru<MerkleHash, WeakReference<FileRecord>> seen = new BoundedLru<>(SEEN, ref -> 1);
     /** Files being rendered now, so a burst of requests for one file starts one rendering. */
     private final Set<MerkleHash> pending = new HashSet<>();
-    private long bytes;
 
     /**
      * @param minTerms   smaller files are never kept
@@ -57,6 +53,7 @@ final class TermsCache {
      */
     TermsCache(long capacityBytes, int minTerms, boolean background) {
         this.capacityBytes = capacityBytes;
+        this.rendered = new BoundedLru<>(capacityBytes, TermsCache::sizeOf);
         this.minTerms = minTerms;
         this.background = background;
     }
@@ -82,11 +79,6 @@ final class TermsCache {
             FileRecord before = ref == null ? null : ref.get();
             if (before == null || !sameTerms(before, record)) {
                 seen.put(file, new WeakReference<>(record));
-                if (seen.size() > SEEN) {
-                    Iterator<MerkleHash> eldest = seen.keySet().iterator();
-                    eldest.next();
-                    eldest.remove();
-                }
                 return null;
             }
             if (!pending.add(file)) {
@@ -146,14 +138,7 @@ final class TermsCache {
     }
 
     private synchronized void put(Rendered r) {
-        Rendered old = rendered.put(r.record().fileHash(), r);
-        if (old != null) bytes -= sizeOf(old);
-        bytes += sizeOf(r);
-        Iterator<Map.Entry<MerkleHash, Rendered>> eldest = rendered.entrySet().iterator();
-        while (bytes > capacityBytes && eldest.hasNext()) {
-            bytes -= sizeOf(eldest.next().getValue());
-            eldest.remove();
-        }
+        rendered.put(r.record().fileHash(), r);
     }
 
     /** What an entry keeps: its bytes, its offsets, and the record it holds on to (its terms array). */
