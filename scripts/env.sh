@@ -56,7 +56,9 @@ ensure_postgresql() {
     as_root apt-get update -qq >/dev/null && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
 }
 
-export MAVEN_OPTS="${MAVEN_OPTS:--XX:+IgnoreUnrecognizedVMOptions --sun-misc-unsafe-memory-access=allow}"
+# jansi.noreset: Maven 3.8's console library otherwise ends every line it prints, even in quiet batch mode, with an
+# ANSI reset (ESC[0m), which is what the logs showed as "[0m[0m".
+export MAVEN_OPTS="${MAVEN_OPTS:--XX:+IgnoreUnrecognizedVMOptions --sun-misc-unsafe-memory-access=allow -Djansi.noreset=true}"
 JVM_NATIVE_ARGS=(--enable-native-access=ALL-UNNAMED "-Dopenxet.native.dir=$openxet_root/native/build")
 # The server's JVM: 8 MiB G1 regions, so a large file's 2.4 MB index record, its decoded terms and the plan's arrays
 # are ordinary young objects instead of humongous ones (which start concurrent cycles): 2-5 ms off the reconstruction
