@@ -57,11 +57,15 @@ rust_crate_c_dir() {
         return
     fi
     mkdir -p "$src/deb"
+    # As root, apt hands a download to its _apt user, which cannot enter a private checkout (a clone in a 0700 temp
+    # dir): it then warns and downloads as root anyway. Ask for that up front, without the warning.
+    local sandbox=()
+    [[ "$(id -u)" == 0 ]] && sandbox=(-o APT::Sandbox::User=root)
     # apt-get download finds nothing on a machine that never fetched its package lists: update once, retry.
-    if ! (cd "$src/deb" && apt-get download librust-blake3-dev >&2); then
+    if ! (cd "$src/deb" && apt-get "${sandbox[@]}" download librust-blake3-dev >&2); then
         echo "native: apt-get download failed; running apt-get update and retrying" >&2
         as_root apt-get update >&2
-        (cd "$src/deb" && apt-get download librust-blake3-dev >&2)
+        (cd "$src/deb" && apt-get "${sandbox[@]}" download librust-blake3-dev >&2)
     fi
     deb="$(compgen -G "$src/deb/librust-blake3-dev_*.deb" | sort -V | tail -n 1)"
     dpkg-deb -x "$deb" "$src"
