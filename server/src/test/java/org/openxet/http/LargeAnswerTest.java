@@ -1,17 +1,23 @@
 package org.openxet.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
+import org.openxet.protocol.MerkleHash;
 import org.openxet.service.Access;
 import org.openxet.service.ReconstructionPlanner;
 import org.openxet.service.SignedUrls;
+import org.openxet.service.XorbIngest;
 import org.openxet.storage.FileRecord;
 import org.openxet.testing.TestServer;
 
+import java.net.URI;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Arrays;
+import java.util.Random;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -125,6 +131,21 @@ class LargeAnswerTest {
             Thread.sleep(1_100);
             byte[] later = get(s, path, token, null);
             assertArrayEquals(first, later, "an answer a second later carries the kept URLs");
+            // And a kept URL fetches: its signature and expiry verify. The fixture registered no xorb objects, so store
+            // one (random bytes past any granted range) for the first xorb of the answer.
+            JsonNode xorbs = new ObjectMapper().readTree(later).get("xorbs");
+            String xorb = xorbs.fieldNames().next();
+            JsonNode entry = xorbs.get(xorb).get(0);
+            JsonNode bytes = entry.get("ranges").get(0).get("bytes");
+            long start = bytes.get("start").asLong();
+            long end = bytes.get("end").asLong();
+            byte[] object = new byte[1 << 20];
+            new Random(5).nextBytes(object);
+            s.services().bucket().put(XorbIngest.key(MerkleHash.parse(xorb)), object);
+            HttpResponse<byte[]> fetched = s.sendBytes(HttpRequest.newBuilder(URI.create(entry.get("url").asText()))
+                    .header("Range", "bytes=" + start + "-" + end).build());
+            assertEquals(206, fetched.statusCode(), new String(fetched.body(), StandardCharsets.UTF_8));
+            assertArrayEquals(Arrays.copyOfRange(object, (int) start, (int) end + 1), fetched.body());
         }
     }
 }
