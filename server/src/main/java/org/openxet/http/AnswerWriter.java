@@ -126,6 +126,11 @@ public final class AnswerWriter {
                     + (section != null ? section.byteSize() : fetchLength(p, signer));
         }
 
+        /** Upper estimate of one range's bytes in the fetch section: v1 carries a whole URL per range. */
+        int rangeBytes(UrlSigner signer) {
+            return this == V2 ? RANGE_BYTES : V1_RANGE_FIXED + signer.urlLength(SignedUrls.MAX_GRANT_RANGE_CHARS);
+        }
+
         /** The fetch section's length: from the terms' closing bracket to the end of the answer. */
         long fetchLength(Plan p, UrlSigner signer) {
             return this == V2 ? ReconstructionJson.xorbsLength(p, signer) : ReconstructionJson.fetchInfoLength(p, signer);
@@ -215,7 +220,15 @@ public final class AnswerWriter {
 
     /** A small answer rendered whole in memory, by the request's thread. */
     private static JsonBytes renderWhole(Plan p, UrlSigner signer, Format format) {
-        JsonBytes json = new JsonBytes(null, Math.max(1024, p.termCount() * TERM_BYTES * 2));
+        // Sized by the segments' upper estimates, as a streamed answer's buffers are. Twice the terms' bound, as it was,
+        // made a 16,000-term range's buffer 5 MB: a humongous object for G1, which starts concurrent cycles.
+        long ranges = 0;
+        for (int x : p.xorbOrder()) {
+            ranges += p.fetch()[x].length / 4;
+        }
+        long estimate = (long) p.termCount() * TERM_BYTES + (long) p.xorbOrder().length * XORB_BYTES
+                + ranges * format.rangeBytes(signer) + 1024;
+        JsonBytes json = new JsonBytes(null, (int) Math.min(estimate, Integer.MAX_VALUE - 1024));
         format.whole(json, p, signer);
         return json;
     }
@@ -449,7 +462,7 @@ public final class AnswerWriter {
     private static List<Segment> fetchSegments(Plan p, UrlSigner urlSigner, Format format, byte[][] hex) {
         List<Segment> out = new ArrayList<>();
         // A v1 range carries a whole URL: its bound is the URL's own, so a segment still fits a pooled buffer.
-        int rangeBytes = format == Format.V2 ? RANGE_BYTES : V1_RANGE_FIXED + urlSigner.urlLength(SignedUrls.MAX_GRANT_RANGE_CHARS);
+        int rangeBytes = format.rangeBytes(urlSigner);
         int rangesPerSegment = format == Format.V2 ? RANGES_PER_SEGMENT
                 : Math.max(1, (POOLED_BYTES - XORBS_PER_SEGMENT * XORB_BYTES - 1024) / rangeBytes);
         int[] order = p.xorbOrder();
