@@ -1,5 +1,7 @@
 package org.openxet.gates;
 
+import org.openxet.cli.LogLineFormatter;
+
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -8,11 +10,10 @@ import java.util.logging.FileHandler;
 import java.util.logging.Level;
 import java.util.logging.LogManager;
 import java.util.logging.Logger;
-import java.util.logging.SimpleFormatter;
 
 /**
- * The in-process server logs as {@code openxet serve} does (the levels of server/src/main/resources/logging.properties,
- * an access-log line per request, flushed per record) but into a file, so the gate's own output stays readable and
+ * The in-process server logs as {@code openxet serve} does (the levels and the line of
+ * server/src/main/resources/logging.properties, an access-log line per request, flushed per record) but into a file, so the gate's own output stays readable and
  * its JSON line stays last.
  */
 final class ServerLogs {
@@ -23,12 +24,10 @@ final class ServerLogs {
     }
 
     static void toFile(Path file) throws IOException {
-        System.setProperty("java.util.logging.SimpleFormatter.format",
-                "%1$tY-%1$tm-%1$tdT%1$tH:%1$tM:%1$tS.%1$tL %4$s %3$s: %5$s%6$s%n");
         LogManager.getLogManager().reset();
         Logger root = Logger.getLogger("");
         FileHandler handler = new FileHandler(file.toString());
-        handler.setFormatter(new SimpleFormatter());
+        handler.setFormatter(new LogLineFormatter());
         handler.setLevel(Level.ALL);
         root.addHandler(handler);
         root.setLevel(Level.INFO);
