@@ -13,8 +13,8 @@ import java.util.logging.Logger;
 
 /**
  * The in-process server logs as {@code openxet serve} does (the levels and the line of
- * server/src/main/resources/logging.properties, an access-log line per request, flushed per record) but into a file, so the gate's own output stays readable and
- * its JSON line stays last.
+ * server/src/main/resources/logging.properties, an access-log line per request, flushed per record) but into a file,
+ * so the gate's own output stays readable and its JSON line stays last.
  */
 final class ServerLogs {
     // JUL keeps loggers weakly: hold the configured ones.
