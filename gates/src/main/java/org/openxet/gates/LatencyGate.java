@@ -42,7 +42,9 @@ final class LatencyGate {
 
     static int run(Args args) throws Exception {
         int samples = args.integer("samples", 200);
-        int warmup = args.integer("warmup", 30);
+        // 100 per shape: with 30, C2 was still compiling the answer path through the timed answers (six interleaved
+        // pairs, docs/BENCHMARKS.md); a server answers far more than that before any steady state is worth measuring.
+        int warmup = args.integer("warmup", 100);
         int stageReps = args.integer("stage-reps", 101);
         String clientKind = args.string("client", "raw");
         // The server's writer threads (answer.writers); 1 = every answer on its request's thread, for the A/B.
