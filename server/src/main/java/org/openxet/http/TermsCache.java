@@ -1,6 +1,7 @@
 package org.openxet.http;
 
 import org.openxet.protocol.MerkleHash;
+import org.openxet.storage.BoundedLru;
 import org.openxet.storage.FileRecord;
 
 import java.lang.foreign.Arena;

@@ -2,14 +2,13 @@ package org.openxet.service;
 
 import org.openxet.protocol.MerkleHash;
 import org.openxet.protocol.xorb.ChunkTable;
+import org.openxet.storage.BoundedLru;
 import org.openxet.storage.FileRecord;
 import org.openxet.storage.Index;
 import org.openxet.storage.IndexException;
 import org.openxet.storage.XorbLayout;
 
 import java.util.Arrays;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.Optional;
 
 /**
@@ -31,8 +30,7 @@ public final class ReconstructionPlanner {
      * or left the record cache) is another key; least recently used plans go first past {@link #KEPT_PLAN_INTS}.
      * Plans are never modified after they are made.
      */
-    private final LinkedHashMap<FileRecord, Plan> fullPlans = new LinkedHashMap<>(16, 0.75f, true);
-    private long fullPlanInts;
+    private final BoundedLru<FileRecord, Plan> fullPlans = new BoundedLru<>(KEPT_PLAN_INTS, ReconstructionPlanner::ints);
 
     public ReconstructionPlanner(Index index) {
         this.index = index;
@@ -126,16 +124,9 @@ public final class ReconstructionPlanner {
     }
 
     private void keep(Plan p) {
-        long ints = ints(p);
-        if (ints > KEPT_PLAN_INTS / 4) return;
+        if (ints(p) > KEPT_PLAN_INTS / 4) return;
         synchronized (fullPlans) {
-            Plan old = fullPlans.put(p.file(), p);
-            fullPlanInts += ints - (old == null ? 0 : ints(old));
-            Iterator<Plan> eldest = fullPlans.values().iterator();
-            while (fullPlanInts > KEPT_PLAN_INTS && eldest.hasNext()) {
-                fullPlanInts -= ints(eldest.next());
-                eldest.remove();
-            }
+            fullPlans.put(p.file(), p);
         }
     }
 

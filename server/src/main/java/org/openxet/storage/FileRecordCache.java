@@ -2,9 +2,6 @@ package org.openxet.storage;
 
 import org.openxet.protocol.MerkleHash;
 
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -26,12 +23,12 @@ final class FileRecordCache {
     }
 
     private final long capacityBytes;
-    private final LinkedHashMap<MerkleHash, Entry> entries = new LinkedHashMap<>(16, 0.75f, true);
-    private long bytes;
+    private final BoundedLru<MerkleHash, Entry> entries;
     private long hits;
 
     FileRecordCache(long capacityBytes) {
         this.capacityBytes = capacityBytes;
+        this.entries = new BoundedLru<>(capacityBytes, Entry::bytes);
     }
 
     /** Up to 256 MiB, and at most an eighth of the heap. */
@@ -89,14 +86,7 @@ final class FileRecordCache {
         if (record.termCount() < MIN_TERMS) return;
         long size = sizeOf(record);
         if (size > capacityBytes / 4) return;
-        Entry old = entries.put(record.fileHash(), new Entry(shardId, record, size));
-        if (old != null) bytes -= old.bytes();
-        bytes += size;
-        Iterator<Map.Entry<MerkleHash, Entry>> eldest = entries.entrySet().iterator();
-        while (bytes > capacityBytes && eldest.hasNext()) {
-            bytes -= eldest.next().getValue().bytes();
-            eldest.remove();
-        }
+        entries.put(record.fileHash(), new Entry(shardId, record, size));
     }
 
     /** Records answered from the cache (tests). */

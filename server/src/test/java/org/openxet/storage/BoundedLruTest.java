@@ -1,4 +1,4 @@
-package org.openxet.http;
+package org.openxet.storage;
 
 import org.junit.jupiter.api.Test;
 
