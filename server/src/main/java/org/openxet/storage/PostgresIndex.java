@@ -221,14 +221,14 @@ public final class PostgresIndex implements Index {
         }
     }
 
+    /** How long gc waits for the connections of nodes that were just stopped to leave {@code pg_stat_activity}. */
+    static final Duration STOPPED_NODE_GRACE = Duration.ofSeconds(2);
+
     /**
      * Makes this index the collector's: holds {@link #COLLECTOR_LOCK} exclusively (no node can start) and checks that
      * no other openxet process has a connection to this database (no node runs), until the returned handle closes.
      * Only then do {@link #unusedXorbs} and {@link #forgetUnusedXorbs} answer.
      */
-    /** How long gc waits for the connections of nodes that were just stopped to leave {@code pg_stat_activity}. */
-    static final Duration STOPPED_NODE_GRACE = Duration.ofSeconds(2);
-
     @Override
     public AutoCloseable collectorLock() throws IndexException {
         Connection c;
