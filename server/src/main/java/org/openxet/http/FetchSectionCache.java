@@ -6,9 +6,6 @@ import org.openxet.storage.FileRecord;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.WeakReference;
-import java.util.HashSet;
-import java.util.Set;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -50,21 +47,19 @@ final class FetchSectionCache {
     }
 
     private final long capacityBytes;
-    private final boolean background;
     private final BoundedLru<Key, Section> sections;
     /**
      * Sections found too large to keep, by the record they were measured for (weakly: a record the index no longer
      * caches is not kept in memory for this), so their answers do not start a rendering each; a count, not bytes.
      */
     private final BoundedLru<Key, WeakReference<FileRecord>> tooLarge = new BoundedLru<>(TermsCache.SEEN, ref -> 1);
-    /** Sections being rendered now, so a burst of answers for one file starts one rendering. */
-    private final Set<Key> pending = new HashSet<>();
+    private final PendingRenders<Key> pending;
 
     /** @param background render on a virtual thread of its own (the server); false: in the caller (tests) */
     FetchSectionCache(long capacityBytes, boolean background) {
         this.capacityBytes = capacityBytes;
         this.sections = new BoundedLru<>(capacityBytes, FetchSectionCache::sizeOf);
-        this.background = background;
+        this.pending = new PendingRenders<>("fetch-section-cache", background, LOG);
     }
 
     /** Up to 128 MiB (a 100,000-range v1 section is 26 MB), and at most a sixteenth of the heap. */
@@ -98,39 +93,25 @@ final class FetchSectionCache {
                 s = null;
             }
             boolean renew = s == null || signer.expiry() - s.expiry() >= maxAge - maxAge / 4;
-            if (!renew || !pending.add(key)) {
+            if (!renew || !pending.claim(key)) {
                 return s;
             }
         }
-        if (background) {
-            Thread.ofVirtual().name("fetch-section-cache").start(() -> fill(key, record, signer.expiry(), render));
-        } else {
-            fill(key, record, signer.expiry(), render);
-        }
-        return s;
-    }
-
-    private static boolean fresh(Section s, UrlSigner signer, long maxAge) {
-        long age = signer.expiry() - s.expiry();
-        return age >= 0 && age <= maxAge;
-    }
-
-    private void fill(Key key, FileRecord record, long expiry, Renderer render) {
-        try {
+        long expiry = signer.expiry();
+        pending.start(key, "the fetch section of file " + record.fileHash(), () -> {
             MemorySegment rendered = render.render(capacityBytes / 4);
             if (rendered != null) {
                 put(key, new Section(record, rendered, expiry));
             } else {
                 markTooLarge(key, record);
             }
-        } catch (RuntimeException | OutOfMemoryError e) {
-            // A cache: the answers go on signing their URLs.
-            LOG.log(Level.WARNING, "could not keep the fetch section of file " + record.fileHash(), e);
-        } finally {
-            synchronized (this) {
-                pending.remove(key);
-            }
-        }
+        });
+        return s;
+    }
+
+    private static boolean fresh(Section s, UrlSigner signer, long maxAge) {
+        long age = signer.expiry() - s.expiry();
+        return age >= 0 && age <= maxAge;
     }
 
     /** Sections kept (tests). */

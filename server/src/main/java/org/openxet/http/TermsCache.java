@@ -9,9 +9,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.ref.WeakReference;
 import java.util.Arrays;
-import java.util.HashSet;
-import java.util.Set;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -41,12 +38,10 @@ final class TermsCache {
 
     private final long capacityBytes;
     private final int minTerms;
-    private final boolean background;
     private final BoundedLru<MerkleHash, Rendered> rendered;
     /** Weakly: a record the index no longer caches must not stay in memory because it was asked for once. */
     private final BoundedLru<MerkleHash, WeakReference<FileRecord>> seen = new BoundedLru<>(SEEN, ref -> 1);
-    /** Files being rendered now, so a burst of requests for one file starts one rendering. */
-    private final Set<MerkleHash> pending = new HashSet<>();
+    private final PendingRenders<MerkleHash> pending;
 
     /**
      * @param minTerms   smaller files are never kept
@@ -56,7 +51,7 @@ final class TermsCache {
         this.capacityBytes = capacityBytes;
         this.rendered = new BoundedLru<>(capacityBytes, TermsCache::sizeOf);
         this.minTerms = minTerms;
-        this.background = background;
+        this.pending = new PendingRenders<>("terms-cache", background, LOG);
     }
 
     /** Up to 256 MiB, and at most an eighth of the heap (the same share as the index's record cache). */
@@ -82,32 +77,17 @@ final class TermsCache {
                 seen.put(file, new WeakReference<>(record));
                 return null;
             }
-            if (!pending.add(file)) {
+            if (!pending.claim(file)) {
                 return null;
             }
             seen.remove(file);
         }
-        if (background) {
-            Thread.ofVirtual().name("terms-cache").start(() -> fill(record));
-        } else {
-            fill(record);
-        }
-        return null;
-    }
-
-    /** Renders {@code record}'s terms and keeps them (if they fit). */
-    void fill(FileRecord record) {
-        try {
+        pending.start(file, "the rendered terms of file " + file, () -> {
+            // Kept only if they fit.
             Rendered r = render(record);
             if (r != null) put(r);
-        } catch (RuntimeException | OutOfMemoryError e) {
-            // A cache: the answers go on rendering their terms.
-            LOG.log(Level.WARNING, "could not keep the rendered terms of file " + record.fileHash(), e);
-        } finally {
-            synchronized (this) {
-                pending.remove(record.fileHash());
-            }
-        }
+        });
+        return null;
     }
 
     /** Entries kept (tests). */
