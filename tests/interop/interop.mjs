@@ -611,7 +611,9 @@ try {
 		const tokenAnswers = emulator.requests.filter((r) => /xet-(read|write)-token/.test(r.path));
 		const badTokens = tokenAnswers.filter((r) => r.status !== 200);
 		assert(badTokens.length === 0, `token requests failed: ${badTokens.map((r) => `${r.path} → ${r.status}`).join(", ")}`);
-		return `${emulator.requests.length} Hub requests; ${tokens.calls} CAS token requests to openxet's token routes, all 200`;
+		const disagreeing = tokens.answered.filter((t) => t.status === 200 && !t.headersMatchBody);
+		assert(disagreeing.length === 0, `X-Xet-* headers missing or unlike the body: ${disagreeing.map((t) => t.path).join(", ")}`);
+		return `${emulator.requests.length} Hub requests; ${tokens.calls} CAS token requests to openxet's token routes, all 200 with X-Xet-* headers equal to the body`;
 	});
 } catch (err) {
 	crashed = err;

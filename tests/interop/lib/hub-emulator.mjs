@@ -2,7 +2,7 @@
 // package's sources (2.17.5: lib/commit.ts, lib/file-download-info.ts, utils/uploadShards.ts, utils/xetWriteToken.ts,
 // utils/XetBlob.ts; 2.14.6 for the v1 reader):
 //
-//   GET  /api/{type}s/{ns}/{name}/xet-{read,write}-token[/{rev}]   CAS token ({casUrl, accessToken, exp})
+//   GET  /api/{type}s/{ns}/{name}/xet-{read,write}-token[/{rev}]   CAS token ({casUrl, accessToken, exp}; X-Xet-* headers)
 //   POST /api/buckets/{ns}/{name}/batch                           bucket commit: ndjson {type:addFile, path, xetHash}
 //   POST /api/models/{ns}/{name}/preupload/{rev}                  model commit, step 1: upload mode per file
 //   POST /{ns}/{name}.git/info/lfs/objects/batch                  step 2: LFS batch answered with the "xet" transfer
@@ -20,7 +20,7 @@ const ZERO_HASH = "0".repeat(64);
 export class HubEmulator {
 	/**
 	 * @param tokens   source of CAS tokens: `await tokens.get({access, repoType, repoName, rev})`
-	 *                 → {status, json} as the CAS answered (see cas-tokens.mjs)
+	 *                 → {status, json, fromHeaders} as the CAS answered (see cas-tokens.mjs)
 	 * @param hubToken the Hub token the client must present on every Hub call
 	 * @param xetHashBySha256 what the real Hub learns from the CAS for model-repo files: sha256 → Xet file hash
 	 */
@@ -99,16 +99,30 @@ export class HubEmulator {
 		}
 	}
 
-	/** A CAS token, as the CAS (or its operator CLI) issued it: status and body passed through unchanged. */
+	/** A CAS token, as the CAS issued it: status, body and X-Xet-* headers passed through unchanged, as the Hub sends them. */
 	async #token(send, type, name, access, rev) {
 		const answer = await this.tokens.get({ access, repoType: type, repoName: name, rev });
-		return send(answer.status, answer.json ?? answer.text);
+		const c = answer.fromHeaders;
+		const headers = c
+			? { "X-Xet-Cas-Url": c.casUrl, "X-Xet-Access-Token": c.accessToken, "X-Xet-Token-Expiration": String(c.exp) }
+			: {};
+		return send(answer.status, answer.json ?? answer.text, headers);
 	}
 
-	async #casToken(access, type, name, rev) {
+	/**
+	 * A CAS token for the emulated Hub's own use: from the JSON body, or with `fromHeaders` from the `X-Xet-*`
+	 * headers alone, the way huggingface_hub reads the token route (so a route that stops sending them fails here).
+	 */
+	async #casToken(access, type, name, rev, { fromHeaders = false } = {}) {
 		const answer = await this.tokens.get({ access, repoType: type, repoName: name, rev });
 		if (answer.status !== 200) {
 			throw new Error(`CAS ${access} token for ${type}s/${name}: HTTP ${answer.status} ${answer.text ?? JSON.stringify(answer.json)}`);
+		}
+		if (fromHeaders) {
+			if (!answer.fromHeaders) {
+				throw new Error(`CAS ${access} token for ${type}s/${name}: Xet headers have not been correctly set by the server`);
+			}
+			return answer.fromHeaders;
 		}
 		return answer.json;
 	}
@@ -152,13 +166,16 @@ export class HubEmulator {
 		return info.terms.reduce((sum, t) => sum + t.unpacked_length, 0) - info.offset_into_first_range;
 	}
 
-	/** LFS batch with the "xet" transfer: the first CAS write token travels in the upload action's headers. */
+	/**
+	 * LFS batch with the "xet" transfer: the first CAS write token travels in the upload action's headers. This leg
+	 * takes the token from the token route's headers, not its body, as huggingface_hub does.
+	 */
 	async #lfsBatch(send, type, name, batch) {
 		const rev = batch.ref?.name ?? "main";
 		if (!batch.transfers?.includes("xet")) {
 			return send(400, { message: "emulated hub: only the xet transfer is offered" });
 		}
-		const token = await this.#casToken("write", type, name, rev);
+		const token = await this.#casToken("write", type, name, rev, { fromHeaders: true });
 		const sessionId = randomUUID();
 		const typePath = type === "model" ? "" : `${type}s/`;
 		return send(

@@ -1,6 +1,7 @@
 package org.openxet.http;
 
 import io.helidon.http.DirectHandler;
+import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.Status;
 import io.helidon.webserver.ServerConnectionException;
@@ -136,7 +137,25 @@ public final class Errors {
         if (m.status() == 503 && !res.headers().contains(HeaderNames.RETRY_AFTER)) {
             res.header(HeaderNames.RETRY_AFTER, BUSY_RETRY_AFTER_SECONDS);
         }
+        if (req.path().path().startsWith("/api/")) {
+            // The Hub's convention on its /api routes: huggingface_hub's hf_raise_for_status shows X-Error-Message
+            // first and keys some errors on its exact words (TokenRoutes.INVALID_CREDENTIALS).
+            res.header(ERROR_MESSAGE, headerValue(m.message()));
+        }
         sendJson(res, m.status(), json(m.code(), m.message()));
+    }
+
+    static final HeaderName ERROR_MESSAGE = HeaderNames.create("X-Error-Message");
+
+    /** {@code text} as a header value: printable ASCII only (a message can quote a path), others as {@code ?}. */
+    static String headerValue(String text) {
+        if (text == null) return "";
+        StringBuilder b = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            b.append(c >= 0x20 && c < 0x7f ? c : '?');
+        }
+        return b.toString();
     }
 
     /**

@@ -1,5 +1,6 @@
 package org.openxet.http;
 
+import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.Method;
 import io.helidon.webserver.http.ServerRequest;
@@ -8,6 +9,7 @@ import org.openxet.service.Access;
 import org.openxet.service.AuthException;
 import org.openxet.service.Grant;
 import org.openxet.service.Services;
+import org.openxet.service.Tokens;
 import org.openxet.service.Users;
 
 import java.net.URI;
@@ -17,10 +19,15 @@ import java.util.regex.Pattern;
 
 /**
  * The Hub's CAS token routes (§8), served by openxet itself so a stock client can fetch and refresh tokens here:
- * {@code GET /api/{type}s/{repo_id}/xet-{read|write}-token/{rev}} → {@code {"casUrl", "accessToken", "exp"}}.
+ * {@code GET /api/{type}s/{repo_id}/xet-{read|write}-token[/{rev}][?create_pr=1]} answers the CAS connection both as
+ * the JSON body {@code {"casUrl", "accessToken", "exp"}} and as the headers {@code X-Xet-Cas-Url},
+ * {@code X-Xet-Access-Token} and {@code X-Xet-Token-Expiration}, with the same values: hf_xet and
+ * {@code @huggingface/hub} read the body, {@code huggingface_hub} 0.30–1.18 reads the headers (as git-xet reads them
+ * from the Hub's LFS batch answer): docs/DESIGN.md, "What the clients read".
  * Authenticated by an operator-issued user token ({@code openxet user add}); the CAS token's scope is
- * {@code {type}s/{repo_id}} (e.g. {@code models/alice/llama}). The revision is accepted and ignored: tokens are per
- * repository.
+ * {@code {type}s/{repo_id}} (e.g. {@code models/alice/llama}) whatever the revision: openxet has no refs, so a
+ * revision, {@code None} (huggingface_hub's "a PR is being created") or {@code create_pr=1} neither narrows nor widens
+ * it.
  */
 final class TokenRoutes {
     /** Clients refresh 30 s before expiry (§7); an hour keeps refreshes rare. */
@@ -31,6 +38,17 @@ final class TokenRoutes {
      * split. The revision is optional: the JS client's bucket flow asks without one.
      */
     private static final Pattern PATH = Pattern.compile("^/api/(models|datasets|spaces|buckets)/(.+?)/xet-(read|write)-token(?:/([^/]+))?$");
+
+    /** The Hub's answer headers (huggingface_hub {@code constants.py}; git-xet {@code git_xet/src/constants.rs}). */
+    static final HeaderName CAS_URL = HeaderNames.create("X-Xet-Cas-Url");
+    static final HeaderName ACCESS_TOKEN = HeaderNames.create("X-Xet-Access-Token");
+    static final HeaderName TOKEN_EXPIRATION = HeaderNames.create("X-Xet-Token-Expiration");
+    /**
+     * The Hub's words for an unknown or revoked token. huggingface_hub's {@code hf_raise_for_status} reports any other
+     * 401 on a repository route as "Repository Not Found"; with these words as {@code X-Error-Message} it says the
+     * credentials are wrong instead.
+     */
+    static final String INVALID_CREDENTIALS = "Invalid credentials in Authorization header";
 
     private final Services services;
     private final Users users;
@@ -76,17 +94,40 @@ final class TokenRoutes {
         }
         Users.User user = users.authenticate(header.substring(7).trim());
         if (user == null) {
-            throw new AuthException("unknown user token", false);
+            throw new AuthException(INVALID_CREDENTIALS, false);
         }
         String scope = m.group(1) + "/" + repoId(m.group(2));
+        if (m.group(4) != null) {
+            requireWellFormedRevision(m.group(4));
+        }
         Access access = m.group(3).equals("write") ? Access.WRITE : Access.READ;
         if (!user.allows(scope, access)) {
             throw new AuthException("user " + user.name() + " has no " + access.claim() + " access to " + scope, true);
         }
-        String token = services.tokens().mint(scope, access, TTL);
-        long exp = services.clock().millis() / 1000 + TTL.toSeconds();
+        Tokens.Minted token = services.tokens().issue(scope, access, TTL);
         String casUrl = PublicUrl.of(req, services.config().publicUrl());
-        Errors.sendJson(res, 200, "{\"casUrl\":" + Errors.quote(casUrl) + ",\"accessToken\":" + Errors.quote(token)
-                + ",\"exp\":" + exp + "}");
+        res.header(CAS_URL, casUrl);
+        res.header(ACCESS_TOKEN, token.token());
+        res.header(TOKEN_EXPIRATION, Long.toString(token.expiresAt()));
+        // A bearer credential: no shared cache or proxy may keep it.
+        res.header(HeaderNames.CACHE_CONTROL, "no-store");
+        Errors.sendJson(res, 200, "{\"casUrl\":" + Errors.quote(casUrl) + ",\"accessToken\":" + Errors.quote(token.token())
+                + ",\"exp\":" + token.expiresAt() + "}");
+    }
+
+    /**
+     * A revision segment, percent-decoded as a path. Its value grants nothing (see the class comment); a segment that
+     * does not decode ({@code %zz}, a lone {@code %}) or decodes to control characters is a malformed request.
+     */
+    private static void requireWellFormedRevision(String raw) throws HttpError {
+        String rev;
+        try {
+            rev = URI.create("/" + raw).getPath().substring(1);
+        } catch (IllegalArgumentException e) {
+            rev = null;
+        }
+        if (rev == null || rev.isEmpty() || rev.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
+            throw HttpError.badRequest("malformed revision in the path: " + raw);
+        }
     }
 }

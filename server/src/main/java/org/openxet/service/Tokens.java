@@ -37,8 +37,20 @@ public final class Tokens {
         this(key, Clock.systemUTC());
     }
 
+    /** A signed token and the expiry it carries (Unix seconds), for answers that state the expiry beside the token. */
+    public record Minted(String token, long expiresAt) {
+    }
+
     /** A signed token for {@code scope} valid for {@code ttl}. */
     public String mint(String scope, Access access, Duration ttl) {
+        return issue(scope, access, ttl).token();
+    }
+
+    /**
+     * A signed token for {@code scope} valid for {@code ttl}, with its {@code exp}: the token routes repeat the expiry
+     * in their body and headers, and it must be the token's own to the second (a second read of the clock can differ).
+     */
+    public Minted issue(String scope, Access access, Duration ttl) {
         long now = clock.millis() / 1000;
         JWTClaimsSet claims = new JWTClaimsSet.Builder()
                 .issuer(ISSUER)
@@ -53,7 +65,7 @@ public final class Tokens {
         } catch (JOSEException e) {
             throw new IllegalStateException(e);
         }
-        return jwt.serialize();
+        return new Minted(jwt.serialize(), now + ttl.toSeconds());
     }
 
     /** Verifies a bearer token: signature, algorithm, issuer, expiry and claims; any failure is a 401. */

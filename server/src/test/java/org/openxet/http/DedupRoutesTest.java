@@ -22,8 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Global dedup answers (§4.8, §5.7), the scope-isolation switch, and the Hub-style token routes (§8). */
-class DedupAndTokenRoutesTest {
+/** Global dedup answers (§4.8, §5.7) and the scope-isolation switch; the token routes are in TokenRoutesTest. */
+class DedupRoutesTest {
     static final JsonNode R3M = Vectors.capture("single-r3m");
     static final String R3M_XORB = R3M.get("xorbs").get(0).get("xorb_hash").asText();
     static final String FIRST_CHUNK = R3M.get("xorbs").get(0).get("chunks").get(0).get("hash").asText();
@@ -91,56 +91,6 @@ class DedupAndTokenRoutesTest {
             String queried = edit.get("requests").get(0).get("path").asText();
             assertEquals(200, s.sendBytes(s.request(queried, write).GET().build()).statusCode());
             UploadPathTest.uploadScenario(s, "edit-after-base", write);
-        }
-    }
-
-    @Test
-    void tokenRoutesMintCasTokensForAllowedRepositories() throws Exception {
-        try (TestServer s = new TestServer(c -> c.withPublicUrl("http://cas.local:9999"))) {
-            Users users = new Users(s.dataDir());
-            String alice = users.add("alice", List.of("models/alice/*"), Access.WRITE);
-            String bob = users.add("bob", List.of("models/alice/shared"), Access.READ);
-            HttpResponse<String> r = s.get("/api/models/alice/llama/xet-write-token/main?create_pr=1", alice);
-            assertEquals(200, r.statusCode(), r.body());
-            JsonNode json = new ObjectMapper().readTree(r.body());
-            assertEquals("http://cas.local:9999", json.get("casUrl").asText());
-            assertTrue(json.get("exp").asLong() > System.currentTimeMillis() / 1000);
-            var grant = s.services().tokens().verify(json.get("accessToken").asText());
-            assertEquals("models/alice/llama", grant.scope());
-            assertEquals(Access.WRITE, grant.access());
-            // The minted token works on the CAS: upload a xorb with it.
-            JsonNode x = Vectors.capture("single-r8192").get("xorbs").get(0);
-            assertEquals(200, s.post("/v1/xorbs/default/" + x.get("xorb_hash").asText(), json.get("accessToken").asText(),
-                    Vectors.bytes(x.get("file").asText())).statusCode());
-            // Read tokens for a read-only user; refusals.
-            assertEquals(200, s.get("/api/models/alice/shared/xet-read-token/main", bob).statusCode());
-            assertEquals(403, s.get("/api/models/alice/shared/xet-write-token/main", bob).statusCode());
-            assertEquals(403, s.get("/api/models/alice/llama/xet-read-token/main", bob).statusCode());
-            assertEquals(403, s.get("/api/datasets/alice/llama/xet-read-token/main", alice).statusCode());
-            assertEquals(401, s.get("/api/models/alice/llama/xet-read-token/main", "hf_openxet_wrong").statusCode());
-            assertEquals(401, s.get("/api/models/alice/llama/xet-read-token/main", null).statusCode());
-            assertEquals(404, s.get("/api/models/alice/llama/other", alice).statusCode());
-            // hf_xet percent-encodes a revision with slashes into one path component.
-            HttpResponse<String> pr = s.get("/api/models/alice/llama/xet-write-token/refs%2Fpr%2F1", alice);
-            assertEquals(200, pr.statusCode(), pr.body());
-            assertEquals("models/alice/llama", s.services().tokens().verify(
-                    new ObjectMapper().readTree(pr.body()).get("accessToken").asText()).scope());
-            assertEquals(200, s.get("/api/models/alice/shared/xet-read-token/refs%2Fconvert%2Fparquet", bob).statusCode());
-            // A repository id is a plain namespace/name: no escaped separators or dot segments past the user's patterns.
-            assertEquals(400, s.get("/api/models/alice%2F..%2Fbob/x/xet-read-token/main", alice).statusCode());
-            assertEquals(400, s.get("/api/models/alice/../xet-read-token/main", alice).statusCode());
-            assertEquals(400, s.get("/api/models/alice/a%20b/xet-read-token/main", alice).statusCode());
-            // The JS client's bucket flow asks without a revision.
-            users.add("carol", List.of("buckets/carol/*"), Access.WRITE);
-            String carol = users.add("carol", List.of("buckets/carol/*"), Access.WRITE);
-            HttpResponse<String> bucket = s.get("/api/buckets/carol/files/xet-write-token", carol);
-            assertEquals(200, bucket.statusCode(), bucket.body());
-            assertEquals("buckets/carol/files", s.services().tokens().verify(
-                    new ObjectMapper().readTree(bucket.body()).get("accessToken").asText()).scope());
-            // The user file keeps no usable token.
-            String file = java.nio.file.Files.readString(s.dataDir().resolve(Users.FILE));
-            assertFalse(file.contains(alice));
-            assertNull(users.authenticate("hf_openxet_nothing"));
         }
     }
 }
