@@ -17,6 +17,7 @@ import java.io.OutputStream;
 import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -28,6 +29,11 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class FetchRoutes {
     private static final int COPY_BUFFER = 256 * 1024;
+    /**
+     * Separate ranges one fetch may ask for: as many as its URL grants (a client asks for each granted range once),
+     * at least this many. Each part is a read from the store (a GetObject on S3) and a part header in the answer.
+     */
+    static final int MIN_PARTS = 16;
     private final Services services;
     private final SignedUrls urls;
     private final ServerMetrics metrics;
@@ -81,6 +87,12 @@ final class FetchRoutes {
                 throw new HttpError(416, "range_not_satisfiable", "bytes " + s.start() + "-" + s.end() + " past the object end");
             }
         }
+        spans = coalesce(spans);
+        int maxParts = Math.max(MIN_PARTS, grant.ranges().length / 2);
+        if (spans.size() > maxParts) {
+            throw HttpError.badRequest("a fetch takes at most " + maxParts + " separate byte ranges here, got "
+                    + spans.size() + " after merging overlapping and adjacent ones");
+        }
         // The first range is opened before the response is begun: a store that fails to answer is still a clean 503
         // (Errors), where a failure after the headers can only cut the connection.
         try (InputStream first = services.bucket().openRange(key, spans.get(0).start(), spans.get(0).length())) {
@@ -98,6 +110,31 @@ final class FetchRoutes {
             }
             multipart(req, res, key, total, spans, first);
         }
+    }
+
+    /**
+     * The spans sorted, overlapping and adjacent ones merged (RFC 9110 §14.2 lets a server coalesce them). The clients
+     * never send such ranges (a reconstruction answer's ranges per URL are already merged, §5.5), so for them this
+     * changes nothing; for a request that repeats its grant a thousand times it is what keeps the answer within the
+     * grant: disjoint spans that each lie inside the grant add up to at most the grant.
+     */
+    static List<Span> coalesce(List<Span> spans) {
+        if (spans.size() < 2) return spans;
+        List<Span> sorted = new ArrayList<>(spans);
+        sorted.sort(Comparator.comparingLong(Span::start));
+        List<Span> out = new ArrayList<>();
+        Span current = sorted.get(0);
+        for (int i = 1; i < sorted.size(); i++) {
+            Span next = sorted.get(i);
+            if (next.start() <= current.end() + 1) {
+                current = new Span(current.start(), Math.max(current.end(), next.end()));
+            } else {
+                out.add(current);
+                current = next;
+            }
+        }
+        out.add(current);
+        return out;
     }
 
     private void multipart(ServerRequest req, ServerResponse res, String key, long total, List<Span> spans, InputStream first)

@@ -315,6 +315,53 @@ class DownloadPathTest {
         assertEquals(multi.body().length, Long.parseLong(multi.headers().firstValue("content-length").orElseThrow()));
     }
 
+    @Test
+    void aFetchServesAtMostWhatItsUrlGrantsHoweverItsRangesRepeat() throws Exception {
+        String id = Vectors.capture("single-r3m").get("files").get(0).get("client_xet_hash").asText();
+        JsonNode entry = client.reconstruction(2, id, null).json().get("xorbs").fields().next().getValue().get(0);
+        assertEquals(1, entry.get("ranges").size(), "the fixture's URL grants one range");
+        String url = entry.get("url").asText();
+        long s = entry.get("ranges").get(0).get("bytes").get("start").asLong();
+        long e = entry.get("ranges").get(0).get("bytes").get("end").asLong();
+        byte[] whole = fetch(url, "bytes=" + s + "-" + e).body();
+        // The granted range 1,100 times over (once seen to return 144 MB from a 131 kB grant): one range, sent once.
+        String repeated = "bytes=" + String.join(",", java.util.Collections.nCopies(1_100, s + "-" + e));
+        HttpResponse<byte[]> r = fetch(url, repeated);
+        assertEquals(206, r.statusCode());
+        assertEquals("bytes " + s + "-" + e + "/", r.headers().firstValue("content-range").orElseThrow()
+                .replaceAll("/\\d+$", "/"));
+        assertArrayEquals(whole, r.body());
+        // Overlapping and adjacent ranges are merged into one.
+        HttpResponse<byte[]> overlapping = fetch(url, "bytes=" + (s + 50) + "-" + (s + 149) + "," + s + "-" + (s + 99)
+                + "," + (s + 150) + "-" + (s + 199));
+        assertEquals(206, overlapping.statusCode());
+        assertArrayEquals(MiniClient.range(whole, 0, 199), overlapping.body());
+        // Separate ranges: as many parts as the URL grants ranges, at least FetchRoutes.MIN_PARTS; more is a 400.
+        StringBuilder most = new StringBuilder("bytes=");
+        for (int i = 0; i < FetchRoutes.MIN_PARTS; i++) {
+            most.append(i == 0 ? "" : ",").append(s + 2L * i).append('-').append(s + 2L * i);
+        }
+        HttpResponse<byte[]> parts = fetch(url, most.toString());
+        assertEquals(206, parts.statusCode());
+        String type = parts.headers().firstValue("content-type").orElseThrow();
+        List<byte[]> got = Multipart.parse(parts.body(), type.substring(type.indexOf('=') + 1));
+        assertEquals(FetchRoutes.MIN_PARTS, got.size());
+        assertArrayEquals(new byte[]{whole[2 * (FetchRoutes.MIN_PARTS - 1)]}, got.get(FetchRoutes.MIN_PARTS - 1));
+        HttpResponse<byte[]> tooMany = fetch(url, most + "," + (s + 2L * FetchRoutes.MIN_PARTS) + "-"
+                + (s + 2L * FetchRoutes.MIN_PARTS));
+        assertEquals(400, tooMany.statusCode());
+        assertEquals("bad_request", new com.fasterxml.jackson.databind.ObjectMapper().readTree(tooMany.body())
+                .get("error").asText());
+    }
+
+    @Test
+    void coalescingSortsAndMergesOnlyWhatTouches() {
+        var spans = List.of(new FetchRoutes.Span(100, 199), new FetchRoutes.Span(0, 9), new FetchRoutes.Span(10, 19),
+                new FetchRoutes.Span(150, 300), new FetchRoutes.Span(302, 302));
+        assertEquals(List.of(new FetchRoutes.Span(0, 19), new FetchRoutes.Span(100, 300), new FetchRoutes.Span(302, 302)),
+                FetchRoutes.coalesce(spans));
+    }
+
     private HttpResponse<byte[]> fetch(String url, String range) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).GET();
         if (range != null) b.header("Range", range);
