@@ -1,5 +1,9 @@
 package org.openxet.service;
 
+import org.openxet.storage.OwnerOnly;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -36,7 +40,7 @@ public final class DataDirLock implements AutoCloseable {
     public static DataDirLock acquire(Path dataDir) throws IOException {
         if (!Files.isDirectory(dataDir)) {
             // A new data dir: its entry in its parent is made durable like the bucket's directories below it.
-            Files.createDirectories(dataDir);
+            OwnerOnly.directories(dataDir);
             Path parent = dataDir.toAbsolutePath().getParent();
             if (parent != null) {
                 try (FileChannel dir = FileChannel.open(parent, StandardOpenOption.READ)) {
@@ -44,7 +48,8 @@ public final class DataDirLock implements AutoCloseable {
                 }
             }
         }
-        FileChannel channel = FileChannel.open(dataDir.resolve(FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileChannel channel = FileChannel.open(dataDir.resolve(FILE), Set.of(StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(OwnerOnly.FILE_MODE));
         FileLock lock;
         try {
             lock = channel.tryLock();

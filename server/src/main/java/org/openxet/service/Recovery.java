@@ -1,5 +1,9 @@
 package org.openxet.service;
 
+import java.nio.file.attribute.PosixFilePermissions;
+
+import org.openxet.storage.OwnerOnly;
+
 import org.openxet.protocol.InvalidHashException;
 import org.openxet.protocol.MerkleHash;
 import org.openxet.storage.Bucket;
@@ -48,8 +52,8 @@ public final class Recovery {
     public static boolean begin(Path dataDir) throws IOException {
         Path marker = dataDir.resolve(RUNNING_MARKER);
         boolean unclean = Files.exists(marker);
-        try (FileChannel ch = FileChannel.open(marker, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
+        try (FileChannel ch = FileChannel.open(marker, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING), PosixFilePermissions.asFileAttribute(OwnerOnly.FILE_MODE))) {
             ch.write(ByteBuffer.wrap(Long.toString(ProcessHandle.current().pid()).getBytes(StandardCharsets.US_ASCII)));
             ch.force(true);
         }

@@ -1,13 +1,12 @@
 package org.openxet.service;
 
+import org.openxet.storage.OwnerOnly;
+
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.nio.file.FileAlreadyExistsException;
+import java.io.ByteArrayOutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
@@ -25,7 +24,6 @@ public record Secrets(byte[] tokenKey, byte[] urlKey, byte[] dedupKey) {
     public static Secrets loadOrCreate(Path dataDir) throws IOException {
         Path file = dataDir.resolve(FILE);
         if (!Files.exists(file)) {
-            Files.createDirectories(dataDir);
             SecureRandom random = new SecureRandom();
             Properties p = new Properties();
             for (String name : new String[]{"token-key", "url-key", "dedup-key"}) {
@@ -33,23 +31,10 @@ public record Secrets(byte[] tokenKey, byte[] urlKey, byte[] dedupKey) {
                 random.nextBytes(key);
                 p.setProperty(name, HexFormat.of().formatHex(key));
             }
-            Path tmp = dataDir.resolve(FILE + ".new");
-            Files.deleteIfExists(tmp);
-            Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            try (OutputStream out = Files.newOutputStream(tmp, StandardOpenOption.WRITE)) {
-                p.store(out, "openxet keys: keep private; deleting this file invalidates every token and URL");
-            }
-            try (var ch = java.nio.channels.FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-                ch.force(true);
-            }
-            try {
-                // Two processes starting at once: the first rename wins, both then read the same keys.
-                Files.createLink(file, tmp);
-            } catch (FileAlreadyExistsException raced) {
-                // keep the winner's keys
-            } finally {
-                Files.deleteIfExists(tmp);
-            }
+            ByteArrayOutputStream text = new ByteArrayOutputStream();
+            p.store(text, "openxet keys: keep private; deleting this file invalidates every token and URL");
+            // Two processes starting at once: the first one's keys win, both then read them.
+            OwnerOnly.createIfAbsent(file, text.toByteArray());
         }
         Properties p = new Properties();
         try (InputStream in = Files.newInputStream(file)) {

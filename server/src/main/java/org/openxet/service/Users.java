@@ -4,15 +4,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import org.openxet.storage.Index;
 import org.openxet.storage.IndexException;
+import org.openxet.storage.OwnerOnly;
 import org.openxet.storage.StoredUser;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
@@ -179,12 +178,7 @@ public final class Users {
         List<User> all = new ArrayList<>(Files.exists(file) ? JSON.readValue(file.toFile(), UserFile.class).users() : List.of());
         all.removeIf(u -> u.name().equals(name));
         all.add(new User(name, sha256(token), List.copyOf(repos), access.claim()));
-        Files.createDirectories(file.getParent());
-        Path tmp = file.resolveSibling(FILE + ".new");
-        Files.deleteIfExists(tmp);
-        Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        JSON.writerWithDefaultPrettyPrinter().writeValue(tmp.toFile(), new UserFile(all));
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        OwnerOnly.replace(file, JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(new UserFile(all)));
         return token;
     }
 

@@ -89,7 +89,8 @@ public final class LocalBucket implements Bucket {
         Path dir = target.getParent();
         Path temp = tmp.resolve(UUID.randomUUID() + ".part");
         try {
-            try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            try (FileChannel ch = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                    OwnerOnly.FILE)) {
                 for (ByteBuffer part : parts) {
                     for (int at = part.position(); at < part.limit(); at += WRITE_SLICE) {
                         ByteBuffer slice = part.slice(at, Math.min(WRITE_SLICE, part.limit() - at));
@@ -123,7 +124,7 @@ public final class LocalBucket implements Bucket {
         if (durableDirs.contains(dir)) {
             return;
         }
-        Files.createDirectories(dir);
+        OwnerOnly.directories(dir);
         for (Path level = dir; level != null && level.startsWith(root); level = level.getParent()) {
             Path parent = level.getParent();
             if (parent != null) {

@@ -41,9 +41,11 @@ public final class SqliteIndex implements Index {
 
     public SqliteIndex(Path file, int readConnections) throws IndexException {
         try {
-            Files.createDirectories(file.toAbsolutePath().getParent());
+            OwnerOnly.directories(file.toAbsolutePath().getParent());
             url = "jdbc:sqlite:" + file.toAbsolutePath();
             writer = open(url, false);
+            // SQLite creates the file with the process's umask, and its -wal and -shm files with the file's own mode.
+            OwnerOnly.restrict(file);
             Migrations.apply(writer, "sqlite", Migrations.SQLITE);
             writer.setAutoCommit(false);
             readers = new ArrayBlockingQueue<>(readConnections);
