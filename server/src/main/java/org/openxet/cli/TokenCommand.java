@@ -31,13 +31,16 @@ public final class TokenCommand implements Callable<Integer> {
         boolean write;
     }
 
-    @Option(names = "--ttl", paramLabel = "DURATION", description = "Lifetime, e.g. 1h, 30m, 7d (default 1h).")
+    @Option(names = "--ttl", paramLabel = "DURATION", description = "Lifetime, e.g. 1h, 30m, 7d (default 1h, at most 30d).")
     String ttl = "1h";
 
     @Override
     public Integer call() throws Exception {
         Duration lifetime = DurationOption.parse("--ttl", ttl, "90s, 30m, 1h, 7d");
         if (lifetime.isNegative() || lifetime.isZero()) throw new IllegalArgumentException("--ttl must be longer than zero");
+        if (lifetime.compareTo(Tokens.MAX_TTL) > 0) {
+            throw new IllegalArgumentException("--ttl must be at most " + Tokens.MAX_TTL.toDays() + "d");
+        }
         Secrets secrets = Secrets.loadOrCreate(DataDirs.existing(data));
         System.out.println(new Tokens(secrets.tokenKey()).mint(repo, level.write ? Access.WRITE : Access.READ, lifetime));
         return 0;

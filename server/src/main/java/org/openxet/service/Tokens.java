@@ -19,6 +19,16 @@ import java.util.Date;
  */
 public final class Tokens {
     private static final String ISSUER = "openxet";
+    /**
+     * The longest lifetime a token may be minted with (`openxet token --ttl`): a leaked token cannot be revoked
+     * before it expires, so none outlives a month.
+     */
+    public static final Duration MAX_TTL = Duration.ofDays(30);
+    /**
+     * How long past its {@code exp} a token is still accepted: nodes behind a load balancer, and the node that minted
+     * a token, never agree on the time to the second (a minute, as nimbus-jose-jwt's own claims verifier allows).
+     */
+    public static final Duration CLOCK_SKEW = Duration.ofSeconds(60);
     private final MACSigner signer;
     private final MACVerifier verifier;
     private final Clock clock;
@@ -51,6 +61,9 @@ public final class Tokens {
      * in their body and headers, and it must be the token's own to the second (a second read of the clock can differ).
      */
     public Minted issue(String scope, Access access, Duration ttl) {
+        if (ttl.compareTo(MAX_TTL) > 0) {
+            throw new IllegalArgumentException("a token lives at most " + MAX_TTL.toDays() + " days");
+        }
         long now = clock.millis() / 1000;
         JWTClaimsSet claims = new JWTClaimsSet.Builder()
                 .issuer(ISSUER)
@@ -80,7 +93,7 @@ public final class Tokens {
             }
             JWTClaimsSet c = jwt.getJWTClaimsSet();
             Date exp = c.getExpirationTime();
-            if (exp == null || exp.getTime() <= clock.millis()) {
+            if (exp == null || exp.getTime() + CLOCK_SKEW.toMillis() <= clock.millis()) {
                 throw new AuthException("token expired", false);
             }
             String repo = c.getStringClaim("repo");

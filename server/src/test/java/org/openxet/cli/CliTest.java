@@ -318,6 +318,10 @@ class CliTest {
         Run badTtl = run("token", "--data", dir.toString(), "--repo", "models/a/b", "--read", "--ttl", "1w");
         assertEquals(2, badTtl.exit());
         assertEquals("openxet token: --ttl '1w' is not a duration (e.g. 90s, 30m, 1h, 7d)", badTtl.err());
+        Run tooLong = run("token", "--data", dir.toString(), "--repo", "models/a/b", "--read", "--ttl", "31d");
+        assertEquals(2, tooLong.exit());
+        assertEquals("openxet token: --ttl must be at most 30d", tooLong.err());
+        assertEquals(0, run("token", "--data", dir.toString(), "--repo", "models/a/b", "--read", "--ttl", "30d").exit());
         assertEquals(2, run("user", "add", "--data", dir.resolve("elsewhere").toString(), "--name", "a", "--repos", "*").exit());
     }
 }
