@@ -31,31 +31,52 @@ public final class Bodies {
         this.windowNanos = window.toNanos();
     }
 
-    /** A body read into an array: {@code data[0, length)}. */
-    public record Body(byte[] data, int length) {
+    /** The first buffer of a body; it doubles from there as bytes arrive (at most twice what was received). */
+    static final int FIRST_BUFFER = 256 * 1024;
+
+    /**
+     * A body read into an array: {@code data[0, length)}, its bytes held in the upload budget until it is closed (a
+     * caller may grow the same lease for what it builds from the body).
+     */
+    public record Body(byte[] data, int length, BodyBudget.Lease lease) implements AutoCloseable {
+        @Override
+        public void close() {
+            lease.close();
+        }
     }
 
-    public Body read(ServerRequest req, long cap) throws HttpError {
+    /**
+     * Reads a body of at most {@code cap} bytes, taking its memory from {@code budget} as the bytes arrive: the
+     * declared length only bounds the buffer, so a client declaring the cap and trickling pins what it sent, not the
+     * cap. Over the budget for the budget's wait → 503 (BodyBudget).
+     */
+    public Body read(ServerRequest req, long cap, BodyBudget budget) throws HttpError {
         long declared = req.headers().contentLength().orElse(-1L);
         if (declared > cap) {
             throw new HttpError(413, "payload_too_large", "body of " + declared + " bytes exceeds the limit of " + cap);
         }
+        long limit = declared >= 0 ? declared : cap;
+        BodyBudget.Lease lease = budget.lease();
         InputStream in = req.content().inputStream();
-        byte[] buf = new byte[(int) (declared >= 0 ? declared : Math.min(cap, 1 << 20))];
         int n = 0;
         long start = System.nanoTime();
-        StallWatch watch = new StallWatch();
+        StallWatch watch = null;
         try {
+            int size = (int) Math.min(limit, FIRST_BUFFER);
+            lease.growTo(size);
+            byte[] buf = new byte[size];
+            watch = new StallWatch();
             while (true) {
                 if (n == buf.length) {
-                    if (declared >= 0) {
-                        break;
-                    }
-                    if (n >= cap) {
-                        if (in.read() < 0) break;
+                    if (n == limit) {
+                        if (declared >= 0 || in.read() < 0) break;
                         throw new HttpError(413, "payload_too_large", "body exceeds the limit of " + cap + " bytes");
                     }
-                    buf = Arrays.copyOf(buf, (int) Math.min(cap, 2L * buf.length));
+                    int next = (int) Math.min(limit, 2L * buf.length);
+                    // Old and new buffer both live during the copy.
+                    lease.growTo((long) buf.length + next);
+                    buf = Arrays.copyOf(buf, next);
+                    lease.shrinkTo(next);
                 }
                 int r = in.read(buf, n, buf.length - n);
                 if (r < 0) {
@@ -65,21 +86,25 @@ public final class Bodies {
                 watch.progress();
                 checkPace(n, System.nanoTime() - start);
             }
+            if (declared >= 0 && n < declared) {
+                throw HttpError.badRequest("truncated body: " + n + " of " + declared + " bytes");
+            }
+            return new Body(buf, n, lease);
+        } catch (HttpError e) {
+            lease.close();
+            throw e;
         } catch (IOException | RuntimeException e) {
+            lease.close();
             throw readFailure(e, n, start, watch);
         } finally {
-            watch.stop();
+            if (watch != null) watch.stop();
         }
-        if (declared >= 0 && n < declared) {
-            throw HttpError.badRequest("truncated body: " + n + " of " + declared + " bytes");
-        }
-        return new Body(buf, n);
     }
 
     /** The status for a body read that threw after {@code bytes}: a stall is 408, anything else 400. */
     private RuntimeException readFailure(Exception e, long bytes, long startNanos, StallWatch watch) throws HttpError {
         long elapsed = System.nanoTime() - startNanos;
-        if (watch.fired()) {
+        if (watch != null && watch.fired()) {
             // Our own watch closed the socket: nothing can be answered on it, so say why here and end quietly.
             Thread.interrupted();
             LOG.info("request body stalled: no byte for " + windowNanos / 1_000_000_000L + " s after " + bytes

@@ -5,6 +5,8 @@ import io.helidon.http.Method;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import org.openxet.protocol.FormatException;
+import org.openxet.protocol.shard.Shard;
+import org.openxet.protocol.shard.ShardParser;
 import org.openxet.service.Grant;
 import org.openxet.service.Services;
 import org.openxet.service.ShardRegistration;
@@ -25,8 +27,15 @@ final class ShardRoutes {
     /** §5.3: the v2 reader times out after 300 s without a frame; production re-emits about every 20 s. */
     static final long HEARTBEAT_SECONDS = 20;
 
+    /**
+     * Heap a parsed shard and its stored form take per body byte, taken from the upload budget before parsing: its
+     * files, terms and xorb entries as objects, then the stored serialization (ShardWriter) beside them.
+     */
+    static final int PARSED_BYTES_PER_BODY_BYTE = 3;
+
     private final Services services;
     private final Bodies bodies;
+    private final BodyBudget budget;
     private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "shard-v2-heartbeat");
         t.setDaemon(true);
@@ -35,9 +44,10 @@ final class ShardRoutes {
 
     private final ServerMetrics metrics;
 
-    ShardRoutes(Services services, Bodies bodies, ServerMetrics metrics) {
+    ShardRoutes(Services services, Bodies bodies, BodyBudget budget, ServerMetrics metrics) {
         this.services = services;
         this.bodies = bodies;
+        this.budget = budget;
         this.metrics = metrics;
     }
 
@@ -46,11 +56,35 @@ final class ShardRoutes {
         routes.add(Method.POST, "/v2/shards", RouteTable.Guard.WRITE, this::uploadV2);
     }
 
+    /**
+     * A shard body received whole and parsed, under the upload budget, before any commit permit is taken: a permit is
+     * held only for validation, storage and registration, so slow senders hold memory they sent, never a permit.
+     */
+    private record Received(Bodies.Body body, Shard shard) implements AutoCloseable {
+        @Override
+        public void close() {
+            body.close();
+        }
+    }
+
+    private Received receive(ServerRequest req) throws HttpError, FormatException {
+        Bodies.Body body = bodies.read(req, ShardRegistration.MAX_SHARD_BYTES, budget);
+        try {
+            ShardParser.checkHeader(body.data(), 0, body.length());
+            body.lease().growTo((long) body.data().length + (long) PARSED_BYTES_PER_BODY_BYTE * body.length());
+            return new Received(body, ShardParser.parse(body.data(), 0, body.length()));
+        } catch (HttpError | FormatException | RuntimeException e) {
+            body.close();
+            throw e;
+        }
+    }
+
     private void uploadV1(ServerRequest req, ServerResponse res, Grant grant) throws Exception {
-        boolean inserted = services.shards().withPermit(services.config().uploadWindow(), () -> {
-            Bodies.Body body = bodies.read(req, ShardRegistration.MAX_SHARD_BYTES);
-            return services.shards().register(body.data(), body.length(), grant.scope(), ShardRegistration.SILENT);
-        });
+        boolean inserted;
+        try (Received in = receive(req)) {
+            inserted = services.shards().withPermit(services.config().uploadWindow(), () -> services.shards()
+                    .register(in.shard(), in.body().data(), in.body().length(), grant.scope(), ShardRegistration.SILENT));
+        }
         metrics.shard(inserted);
         Errors.sendJson(res, 200, "{\"result\":" + (inserted ? 1 : 0) + "}");
     }
@@ -60,36 +94,37 @@ final class ShardRoutes {
      * failures after that arrive as an {@code error} frame (retryable false), server faults as retryable ones.
      */
     private void uploadV2(ServerRequest req, ServerResponse res, Grant grant) throws Exception {
-        services.shards().withPermit(services.config().uploadWindow(), () -> {
-            Bodies.Body body = bodies.read(req, ShardRegistration.MAX_SHARD_BYTES);
-            org.openxet.protocol.shard.ShardParser.parse(body.data(), 0, body.length());
-            res.status(200);
-            res.header(HeaderNames.CONTENT_TYPE, "application/x-ndjson");
-            try (OutputStream out = res.outputStream()) {
-                Frames frames = new Frames(out);
-                ScheduledFuture<?> beat = heartbeats.scheduleAtFixedRate(frames::repeatLast, HEARTBEAT_SECONDS,
-                        HEARTBEAT_SECONDS, TimeUnit.SECONDS);
-                try {
-                    metrics.shard(services.shards().register(body.data(), body.length(), grant.scope(), frames));
-                    frames.send("{\"type\":\"result\"}");
-                } catch (FormatException e) {
-                    LOG.info("POST /v2/shards -> error frame: " + e.getMessage());
-                    frames.send("{\"type\":\"error\",\"message\":" + Errors.quote(e.getMessage()) + ",\"retryable\":false}");
-                } catch (Exception | Error e) {
-                    // Errors too (an OutOfMemoryError from one huge shard): the 200 is already out, and a stream
-                    // that ends without a terminal frame is fatal to the client, where this frame is retried.
-                    LOG.log(Level.WARNING, "POST /v2/shards failed", e);
-                    frames.send("{\"type\":\"error\",\"message\":\"internal error\",\"retryable\":true}");
-                } finally {
-                    beat.cancel(false);
+        try (Received in = receive(req)) {
+            services.shards().withPermit(services.config().uploadWindow(), () -> {
+                res.status(200);
+                res.header(HeaderNames.CONTENT_TYPE, "application/x-ndjson");
+                try (OutputStream out = res.outputStream()) {
+                    Frames frames = new Frames(out);
+                    ScheduledFuture<?> beat = heartbeats.scheduleAtFixedRate(frames::beat, HEARTBEAT_SECONDS,
+                            HEARTBEAT_SECONDS, TimeUnit.SECONDS);
+                    try {
+                        metrics.shard(services.shards().register(in.shard(), in.body().data(), in.body().length(),
+                                grant.scope(), frames));
+                        frames.send("{\"type\":\"result\"}");
+                    } catch (FormatException e) {
+                        LOG.info("POST /v2/shards -> error frame: " + e.getMessage());
+                        frames.send("{\"type\":\"error\",\"message\":" + Errors.quote(e.getMessage()) + ",\"retryable\":false}");
+                    } catch (Exception | Error e) {
+                        // Errors too (an OutOfMemoryError from one huge shard): the 200 is already out, and a stream
+                        // that ends without a terminal frame is fatal to the client, where this frame is retried.
+                        LOG.log(Level.WARNING, "POST /v2/shards failed", e);
+                        frames.send("{\"type\":\"error\",\"message\":\"internal error\",\"retryable\":true}");
+                    } finally {
+                        beat.cancel(false);
+                    }
                 }
-            }
-            return null;
-        });
+                return null;
+            });
+        }
     }
 
     /** Writes NDJSON frames; the heartbeat thread re-sends the last one so the client's read timeout never fires. */
-    private static final class Frames implements ShardRegistration.Listener {
+    static final class Frames implements ShardRegistration.Listener {
         private final OutputStream out;
         private String last;
         private long lastProgressNanos;
@@ -105,6 +140,25 @@ final class ShardRoutes {
                 out.flush();
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
+            }
+        }
+
+        /** Whether a repeat is under way: at most one per stream, however long its client takes to read it. */
+        private final java.util.concurrent.atomic.AtomicBoolean beating = new java.util.concurrent.atomic.AtomicBoolean();
+
+        /**
+         * The heartbeat thread's tick: the repeat itself runs on a virtual thread of its own, so a client that stops
+         * reading blocks its own stream's write only, never the one thread that keeps every other stream alive.
+         */
+        void beat() {
+            if (beating.compareAndSet(false, true)) {
+                Thread.ofVirtual().name("shard-v2-heartbeat-write").start(() -> {
+                    try {
+                        repeatLast();
+                    } finally {
+                        beating.set(false);
+                    }
+                });
             }
         }
 

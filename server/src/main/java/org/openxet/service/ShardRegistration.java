@@ -85,8 +85,13 @@ public final class ShardRegistration {
      */
     public boolean register(byte[] body, int length, String scope, Listener listener)
             throws FormatException, IOException, IndexException {
+        return register(ShardParser.parse(body, 0, length), body, length, scope, listener);
+    }
+
+    /** {@link #register(byte[], int, String, Listener)} of a body already parsed into {@code shard}. */
+    public boolean register(Shard shard, byte[] body, int length, String scope, Listener listener)
+            throws FormatException, IOException, IndexException {
         MerkleHash shardHash = XetHashes.chunkHash(body, 0, length);
-        Shard shard = ShardParser.parse(body, 0, length);
         listener.verified(0, shard.files().size());
         Map<MerkleHash, XorbLayout> layouts = index.xorbs(ShardValidation.referencedXorbs(shard));
         boolean known = index.hasShard(shardHash);

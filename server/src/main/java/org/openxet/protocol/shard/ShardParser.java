@@ -35,8 +35,11 @@ public final class ShardParser {
         return parse(body, 0, body.length);
     }
 
-    /** Parses {@code body[offset, offset + length)}; the range itself is the caller's and must lie in the array. */
-    public static Shard parse(byte[] body, int offset, int length) throws ShardFormatException {
+    /**
+     * Checks the 48-byte header alone (size, tag, version), allocating nothing: what the upload path asks before it
+     * reserves memory for a full parse, so a body that is no shard at all costs no reservation.
+     */
+    public static void checkHeader(byte[] body, int offset, int length) throws ShardFormatException {
         Objects.checkFromIndexSize(offset, length, body.length);
         if (length < ShardHeader.SIZE) {
             throw new ShardFormatException("shard of " + length + " bytes is shorter than its 48-byte header (§4.1)");
@@ -49,6 +52,11 @@ public final class ShardParser {
             throw new ShardFormatException("shard header version " + Long.toUnsignedString(version)
                     + ", expected 2 (§4.1)");
         }
+    }
+
+    /** Parses {@code body[offset, offset + length)}; the range itself is the caller's and must lie in the array. */
+    public static Shard parse(byte[] body, int offset, int length) throws ShardFormatException {
+        checkHeader(body, offset, length);
         long footerSize = Le.u64(body, offset + 40);
         ShardFooter footer = null;
         int end = offset + length;
@@ -74,7 +82,7 @@ public final class ShardParser {
         long xorbStart = p.pos - offset;
         List<XorbBlock> xorbs = p.xorbSection();
         long xorbEnd = p.pos - offset;
-        ShardHeader header = new ShardHeader(version, footerSize);
+        ShardHeader header = new ShardHeader(ShardHeader.VERSION, footerSize);
 
         if (footer == null) {
             if (p.pos != end) {
