@@ -130,7 +130,8 @@ public final class Errors {
         if (res.isSent()) {
             return;
         }
-        if (m.status() == 408 || m.status() == 413 || m.status() == 503) {
+        boolean bodyLeft = req.content().hasEntity() && !req.content().consumed();
+        if (bodyLeft || m.status() == 408 || m.status() == 413 || m.status() == 503) {
             // The rest of the body will not be read: do not keep the connection.
             res.header(HeaderNames.CONNECTION, "close");
         }
@@ -143,6 +144,11 @@ public final class Errors {
             res.header(ERROR_MESSAGE, headerValue(m.message()));
         }
         sendJson(res, m.status(), json(m.code(), m.message()));
+        if (bodyLeft) {
+            // Helidon would otherwise read the unread body as the next request on this connection (a request hidden
+            // in a refused body ran), or, without Connection: close, drain all of it (a declared 10^12 bytes).
+            Lingering.close(req);
+        }
     }
 
     static final HeaderName ERROR_MESSAGE = HeaderNames.create("X-Error-Message");

@@ -49,6 +49,10 @@ public final class OpenxetServer {
         return routes;
     }
 
+    /** Largest request body of any route: a shard's cap (the xorb cap is smaller). */
+    static final long MAX_BODY_BYTES = Math.max(org.openxet.service.ShardRegistration.MAX_SHARD_BYTES,
+            org.openxet.protocol.xorb.XorbFormat.MAX_UPLOAD_BYTES);
+
     /** Longest accepted request line (method, path and query, version). */
     static final int MAX_REQUEST_LINE = 16 * 1024;
 
@@ -82,28 +86,45 @@ public final class OpenxetServer {
     /** {@link #start(Services)} accepting at most {@code maxConnections} connections at once (tests use a few). */
     static WebServer start(Services services, int maxConnections) {
         var config = services.config();
-        LOG.info("accepting at most " + maxConnections + " connections at once");
+        var connections = config.connections();
+        ConnectionGuard guard = new ConnectionGuard(connections.headerTimeout(),
+                connections.perAddress() > 0 ? connections.perAddress() : Math.max(1, maxConnections / 4));
+        LOG.info("accepting at most " + maxConnections + " connections at once, " + guard.perAddress()
+                + " from one client address");
+        Http1Config http1 = Http1Config.builder()
+                // The request line must hold the longest URL this server hands out: a v2 fetch URL carries up to
+                // ReconstructionJson.MAX_RANGES_TEXT (7 KiB) of granted ranges, past Helidon's default of 4 KiB, which
+                // answered 414 to a file using one xorb in a few hundred scattered places. The batch query's ids too.
+                .maxPrologueLength(MAX_REQUEST_LINE)
+                .addReceiveListener(guard.headListener())
+                .build();
         WebServer server = WebServer.builder()
                 .host(config.host())
                 .port(config.port())
                 .maxTcpConnections(maxConnections)
-                // Helidon's server applies no socket read timeout (readTimeout is a client option): Bodies ends a
-                // body that stalls for a window itself; idle keep-alive connections are closed after the clients'
-                // own pool idle time (60 s) has surely passed.
+                // Helidon's server applies no socket read timeout (readTimeout is a client option): ConnectionGuard
+                // times request heads, Bodies request bodies; idle keep-alive connections are closed after the
+                // clients' own pool idle time (60 s) has surely passed (idle.timeout, 90 s).
                 // TCP_NODELAY: without it the last segment of every answer waits for the client's delayed ACK
                 // (40 ms on Linux), which measured as a 3x slower median for large reconstruction answers.
                 .connectionOptions(o -> o.tcpNoDelay(true))
                 // Blocking socket streams, not Helidon's NIO wrapper: the wrapper stages every write through an 8 KiB
                 // buffer, one syscall per 8 KiB, which made handing over a 23 MB answer take 27 ms instead of 11 ms.
                 .useNio(false)
-                // The request line must hold the longest URL this server hands out: a v2 fetch URL carries up to
-                // ReconstructionJson.MAX_RANGES_TEXT (7 KiB) of granted ranges, past Helidon's default of 4 KiB, which
-                // answered 414 to a file using one xorb in a few hundred scattered places. The batch query's ids too.
-                .addProtocol(Http1Config.builder().maxPrologueLength(MAX_REQUEST_LINE).build())
+                // HTTP/1 through the connection guard alone (ConnectionGuard): no protocol Helidon discovers on
+                // its own, since a second selector makes Helidon read a first byte before a connection is counted.
+                .protocolsDiscoverServices(false)
+                .protocols(List.of())
+                .addConnectionSelector(guard.selector(http1))
                 // Requests Helidon refuses before routing (a malformed request line, headers past 16 KiB) get the same
                 // JSON error body as every other refusal, not an empty one.
                 .directHandlers(Errors.directHandlers())
-                .idleConnectionTimeout(Duration.ofSeconds(90))
+                // No body is larger than a shard or a xorb: Helidon answers a longer Content-Length 413 before
+                // routing, and so never drains gigabytes a handler did not read (it drains any unread body otherwise).
+                .maxPayloadSize(MAX_BODY_BYTES)
+                // A kept-alive connection waiting for its next request line: checked every second.
+                .idleConnectionTimeout(connections.idleTimeout())
+                .idleConnectionPeriod(Duration.ofSeconds(1))
                 .shutdownGracePeriod(Duration.ofSeconds(30))
                 .shutdownHook(false)
                 .addFeature(accessLog())

@@ -25,10 +25,24 @@ import java.time.Duration;
  *                         at most half of those free (0 = CPUs; 1 = every answer on its request's thread alone)
  * @param metrics          answer {@code GET /metrics} (Prometheus text, no token) and keep the meters it reports
  * @param storage          where the index and the blobs live when not in the data dir (several nodes)
+ * @param connections      how long a connection may take over its request head or sit idle, and how many one client
+ *                         address may hold
  */
 public record ServerConfig(String host, int port, Path dataDir, String publicUrl, long uploadFloor, Duration uploadWindow,
                            Duration urlTtl, boolean dedupIsolated, int commitPermits, int readConnections,
-                           int answerWriters, boolean metrics, Storage storage) {
+                           int answerWriters, boolean metrics, Storage storage, Connections connections) {
+
+    /**
+     * The connection defences (docs/DESIGN.md, "Limits and defences").
+     *
+     * @param headerTimeout longest a connection may take from its opening (or, kept alive, from its next request line)
+     *                      to the end of its request head; then it is closed
+     * @param idleTimeout   longest a kept-alive connection may wait for its next request
+     * @param perAddress    connections one client address may hold at once; 0 = a quarter of the server's connection cap
+     */
+    public record Connections(Duration headerTimeout, Duration idleTimeout, int perAddress) {
+        public static final Connections DEFAULTS = new Connections(Duration.ofSeconds(10), Duration.ofSeconds(90), 0);
+    }
 
     /**
      * Shared storage for several nodes. Both empty (the default): SQLite and a local bucket in the data dir.
@@ -68,7 +82,7 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
     public static ServerConfig defaults(Path dataDir) {
         return new ServerConfig("0.0.0.0", 8080, dataDir, "", 4096, Duration.ofSeconds(20), Duration.ofHours(1), false,
                 4 * Runtime.getRuntime().availableProcessors(), Math.max(4, 2 * Runtime.getRuntime().availableProcessors()),
-                Runtime.getRuntime().availableProcessors(), true, Storage.EMBEDDED);
+                Runtime.getRuntime().availableProcessors(), true, Storage.EMBEDDED, Connections.DEFAULTS);
     }
 
     /** A configuration value that cannot be used; the message names the key, its variable and what is wrong. */
@@ -115,7 +129,10 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
                 writers > 0 ? writers : d.answerWriters(),
                 bool(c, "metrics", d.metrics()),
                 new Storage(string(c, "index.url"), string(c, "bucket.url"), string(c, "s3.endpoint"),
-                        c.get("s3.region").asString().map(String::trim).orElse(Storage.EMBEDDED.s3Region())));
+                        c.get("s3.region").asString().map(String::trim).orElse(Storage.EMBEDDED.s3Region())),
+                new Connections(duration(c, "head.timeout", Connections.DEFAULTS.headerTimeout()),
+                        duration(c, "idle.timeout", Connections.DEFAULTS.idleTimeout()),
+                        integer(c, "address.connections", 0, 0, Integer.MAX_VALUE)));
     }
 
     private static String string(Config c, String key) {
@@ -185,47 +202,51 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
     }
 
     public ServerConfig withPort(int p) {
-        return new ServerConfig(host, p, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage);
+        return new ServerConfig(host, p, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
     }
 
     public ServerConfig withHost(String h) {
-        return new ServerConfig(h, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage);
+        return new ServerConfig(h, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
     }
 
     public ServerConfig withDataDir(Path d) {
-        return new ServerConfig(host, port, d, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage);
+        return new ServerConfig(host, port, d, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
     }
 
     public ServerConfig withPublicUrl(String u) {
-        return new ServerConfig(host, port, dataDir, u, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage);
+        return new ServerConfig(host, port, dataDir, u, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
     }
 
     public ServerConfig withUpload(long floor, Duration window) {
-        return new ServerConfig(host, port, dataDir, publicUrl, floor, window, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage);
+        return new ServerConfig(host, port, dataDir, publicUrl, floor, window, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
     }
 
     public ServerConfig withUrlTtl(Duration ttl) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, ttl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, ttl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
     }
 
     public ServerConfig withDedupIsolated(boolean isolated) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, isolated, commitPermits, readConnections, answerWriters, metrics, storage);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, isolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
     }
 
     public ServerConfig withAnswerWriters(int writers) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, writers, metrics, storage);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, writers, metrics, storage, connections);
     }
 
     public ServerConfig withMetrics(boolean on) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, on, storage);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, on, storage, connections);
     }
 
     public ServerConfig withStorage(Storage s) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, s);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, s, connections);
+    }
+
+    public ServerConfig withConnections(Connections c) {
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, c);
     }
 
     public ServerConfig withCommitPermits(int permits) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, permits, readConnections, answerWriters, metrics, storage);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, permits, readConnections, answerWriters, metrics, storage, connections);
     }
 
     /** The effective configuration as printed at start-up (no secrets: keys live in the data dir, and the index URL's query is left out). */
@@ -234,6 +255,9 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
                 + (publicUrl.isEmpty() ? "(http://<host>:<port>)" : publicUrl) + " upload.floor=" + uploadFloor + "B/s"
                 + " upload.window=" + uploadWindow.toSeconds() + "s urls.ttl=" + urlTtl.toSeconds() + "s dedup.isolate="
                 + dedupIsolated + " commit.permits=" + commitPermits + " index.readers=" + readConnections
-                + " answer.writers=" + answerWriters + " metrics=" + metrics + " " + storage.describe();
+                + " answer.writers=" + answerWriters + " metrics=" + metrics + " head.timeout="
+                + connections.headerTimeout().toSeconds() + "s idle.timeout=" + connections.idleTimeout().toSeconds()
+                + "s address.connections=" + (connections.perAddress() == 0 ? "(a quarter of the cap)" : connections.perAddress())
+                + " " + storage.describe();
     }
 }

@@ -11,6 +11,7 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -34,7 +35,9 @@ class ConnectionLimitTest {
     @Test
     void connectionsPastTheLimitWaitUntilOneEnds() throws Exception {
         Path dir = Files.createTempDirectory("openxet-limit");
-        Services services = Services.open(ServerConfig.defaults(dir).withHost("127.0.0.1").withPort(0));
+        // All three from one address: the per-address limit (a quarter of the cap by default) is lifted to the cap.
+        Services services = Services.open(ServerConfig.defaults(dir).withHost("127.0.0.1").withPort(0)
+                .withConnections(new ServerConfig.Connections(Duration.ofSeconds(10), Duration.ofSeconds(90), 3)));
         WebServer server = OpenxetServer.start(services, 3);
         List<Socket> idle = new ArrayList<>();
         try {

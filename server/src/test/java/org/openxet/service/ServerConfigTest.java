@@ -35,6 +35,12 @@ class ServerConfigTest {
                   answer:
                     writers: 1
                   metrics: false
+                  head:
+                    timeout: 5s
+                  idle:
+                    timeout: 2m
+                  address:
+                    connections: 64
                 """);
         ServerConfig c = ServerConfig.load(yaml);
         assertEquals(9090, c.port());
@@ -48,6 +54,7 @@ class ServerConfigTest {
         assertEquals(3, c.commitPermits());
         assertEquals(1, c.answerWriters());
         assertEquals(false, c.metrics());
+        assertEquals(new ServerConfig.Connections(Duration.ofSeconds(5), Duration.ofMinutes(2), 64), c.connections());
     }
 
     @Test
@@ -58,6 +65,7 @@ class ServerConfigTest {
         assertEquals(Duration.ofHours(1), c.urlTtl());
         assertEquals(4 * Runtime.getRuntime().availableProcessors(), c.commitPermits());
         assertEquals(Runtime.getRuntime().availableProcessors(), c.answerWriters());
+        assertEquals(ServerConfig.Connections.DEFAULTS, c.connections());
         assertEquals(true, c.metrics());
     }
 
