@@ -116,6 +116,7 @@ public final class ServeCommand implements Callable<Integer> {
                 + (cfg.storage().bucketUrl().isEmpty() ? "bucket/" : "blobs in " + cfg.storage().bucketUrl())
                 + ", secrets.properties)");
         storageNote(cfg.storage()).ifPresent(note -> System.out.println("  note:   " + note));
+        publicUrlWarning(cfg).ifPresent(warning -> System.out.println("  warning: " + warning));
         System.out.println("  users:  ./openxet user add --data " + dataDir + " --name NAME --repos 'models/NAME/*' --write");
         System.out.println("  token:  ./openxet token --data " + dataDir + " --repo models/NAME/REPO --write");
         System.out.flush();
@@ -127,6 +128,27 @@ public final class ServeCommand implements Callable<Integer> {
      * A shared index over a bucket of this node's own works for one node, but a second node would plan reconstructions
      * of xorbs whose bytes only the first can serve (and its recovery would report them missing): say so at start.
      */
+    /**
+     * Listening beyond loopback without {@code public.url}, the URLs in every answer follow the request's Host header:
+     * right for a client that reached the server directly, wrong behind a proxy that rewrites Host, and a choice left
+     * to the client either way.
+     */
+    static java.util.Optional<String> publicUrlWarning(ServerConfig cfg) {
+        if (!cfg.publicUrl().isEmpty() || loopback(cfg.host())) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of("listening on " + cfg.host() + " without public.url: casUrl and signed fetch URLs"
+                + " follow each request's Host header; set public.url (--public-url) to the URL clients reach");
+    }
+
+    private static boolean loopback(String host) {
+        try {
+            return java.net.InetAddress.getByName(host).isLoopbackAddress();
+        } catch (java.net.UnknownHostException e) {
+            return false;
+        }
+    }
+
     static java.util.Optional<String> storageNote(ServerConfig.Storage storage) {
         if (!storage.indexUrl().isEmpty() && storage.bucketUrl().isEmpty()) {
             return java.util.Optional.of("the index is shared (index.url) but the bucket is this node's own: other "

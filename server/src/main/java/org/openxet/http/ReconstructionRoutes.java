@@ -65,7 +65,7 @@ final class ReconstructionRoutes {
         routes.add(Method.GET, "/v2/file-chunk-hashes/{file_id}", RouteTable.Guard.READ, this::chunkHashes);
     }
 
-    private String base(ServerRequest req) {
+    private String base(ServerRequest req) throws HttpError {
         return PublicUrl.of(req, services.config().publicUrl());
     }
 

@@ -324,4 +324,14 @@ class CliTest {
         assertEquals(0, run("token", "--data", dir.toString(), "--repo", "models/a/b", "--read", "--ttl", "30d").exit());
         assertEquals(2, run("user", "add", "--data", dir.resolve("elsewhere").toString(), "--name", "a", "--repos", "*").exit());
     }
+
+    @Test
+    void serveWarnsWhenItListensBeyondLoopbackWithoutAPublicUrl(@TempDir Path dir) {
+        ServerConfig wide = ServerConfig.defaults(dir);
+        assertEquals("listening on 0.0.0.0 without public.url: casUrl and signed fetch URLs follow each request's Host"
+                + " header; set public.url (--public-url) to the URL clients reach", ServeCommand.publicUrlWarning(wide).orElseThrow());
+        assertTrue(ServeCommand.publicUrlWarning(wide.withPublicUrl("https://cas.example.org")).isEmpty());
+        assertTrue(ServeCommand.publicUrlWarning(wide.withHost("127.0.0.1")).isEmpty());
+        assertTrue(ServeCommand.publicUrlWarning(wide.withHost("::1")).isEmpty());
+    }
 }

@@ -199,11 +199,33 @@ class TokenRoutesTest {
         }
     }
 
+    @Test
+    void withoutAPublicUrlTheCasUrlFollowsAStrictHostHeaderOnly() throws Exception {
+        try (TestServer s = new TestServer()) {
+            String alice = new Users(s.dataDir()).add("alice", List.of("models/alice/*"), Access.READ);
+            String path = "/api/models/alice/llama/xet-read-token/main";
+            String ok = rawGet(s, path, alice, "cas.internal:8443");
+            assertTrue(ok.startsWith("HTTP/1.1 200 "), ok);
+            assertTrue(ok.contains("\"casUrl\":\"http://cas.internal:8443\""), ok);
+            assertTrue(rawGet(s, path, alice, "[::1]:8080").contains("\"casUrl\":\"http://[::1]:8080\""));
+            // A Host that would put a path, a query or credentials into every URL of the answer is refused.
+            for (String host : List.of("evil.example/x?", "user@evil.example", "evil.example:80:81", "a b", "evil.example#")) {
+                String refused = rawGet(s, path, alice, host);
+                assertTrue(refused.startsWith("HTTP/1.1 400 "), host + ": " + refused);
+                assertFalse(refused.contains("accessToken"), host);
+            }
+        }
+    }
+
     /** A GET sent as written (java.net.http refuses a malformed escape before sending it); the whole answer as text. */
     private static String rawGet(TestServer s, String path, String userToken) throws Exception {
+        return rawGet(s, path, userToken, "127.0.0.1");
+    }
+
+    private static String rawGet(TestServer s, String path, String userToken, String host) throws Exception {
         try (Socket sock = new Socket("127.0.0.1", s.port())) {
             sock.setSoTimeout(10_000);
-            sock.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+            sock.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: Bearer "
                     + userToken + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             return UploadRejectionTest.readResponse(sock.getInputStream());
         }
