@@ -12,6 +12,7 @@ import org.openxet.protocol.shard.XorbChunkEntry;
 import org.openxet.protocol.xorb.ChunkTable;
 import org.openxet.service.Grant;
 import org.openxet.service.Services;
+import org.openxet.service.Slots;
 import org.openxet.storage.XorbLayout;
 
 import java.time.Duration;
@@ -31,6 +32,13 @@ final class DedupRoutes {
     /** How long the client may rely on an answer (§4.8: days to weeks). */
     static final Duration VALIDITY = Duration.ofDays(7);
 
+    /**
+     * Answers built at once: each reads up to 32 xorbs' chunk tables and writes up to ~12 MB. The clients ask once per
+     * chunk eligible for dedup and treat any error as "no match" (§5.7), so a short wait and then a 503 costs an upload
+     * nothing but a missed dedup.
+     */
+    private final Slots answers = new Slots(2 * Runtime.getRuntime().availableProcessors(), "dedup answer", false);
+    static final Duration ANSWER_WAIT = Duration.ofSeconds(2);
     private final Services services;
 
     DedupRoutes(Services services) {
@@ -47,6 +55,12 @@ final class DedupRoutes {
             throw HttpError.badRequest("unknown dedup prefix '" + prefix + "'");
         }
         MerkleHash chunk = XorbRoutes.hashParam(req, "hash");
+        try (Slots.Held ignored = answers.acquire(ANSWER_WAIT)) {
+            answer(req, res, grant, chunk);
+        }
+    }
+
+    private void answer(ServerRequest req, ServerResponse res, Grant grant, MerkleHash chunk) throws Exception {
         List<XorbLayout> layouts = services.index().dedup(chunk,
                 services.config().dedupIsolated() ? grant.scope() : null, MAX_XORBS);
         if (layouts.isEmpty()) {

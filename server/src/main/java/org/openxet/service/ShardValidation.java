@@ -61,15 +61,17 @@ public final class ShardValidation {
                 throw new FormatException("shard references xorb " + x + ", which is not stored here; upload it first");
             }
         }
+        checkChunkReferences(shard, layouts);
         List<ShardCommit.DedupChunk> dedup = new ArrayList<>();
         for (XorbBlock block : shard.xorbs()) {
             checkXorbBlock(block, layouts.get(block.xorbHash()), dedup);
         }
         // A file hash may appear twice; the last entry wins, as a later registration would.
         Map<MerkleHash, FileRecord> files = new LinkedHashMap<>();
+        Map<TermRange, MerkleHash> verified = new HashMap<>();
         long done = 0;
         for (FileEntry f : shard.files()) {
-            FileRecord r = checkFile(f, layouts);
+            FileRecord r = checkFile(f, layouts, verified);
             files.remove(f.fileHash());
             files.put(f.fileHash(), r);
             if (!f.terms().isEmpty()) {
@@ -82,6 +84,33 @@ public final class ShardValidation {
         }
         List<MerkleHash> listed = shard.xorbs().stream().map(XorbBlock::xorbHash).distinct().toList();
         return new ShardCommit(shardHash, scope, storedBytes, new ArrayList<>(files.values()), listed, dedup);
+    }
+
+    /**
+     * Chunks one shard's terms may name in all: 2^25, a 2 TiB file's worth at the clients' 64 KiB average chunk (a
+     * 1 TB file names about 16 million). Every named chunk is hashed into its file's hash (about 0.22 µs each here), so
+     * this bounds a shard's validation at about 7 s of a core, and the commit permits bound how many run at once; a
+     * 64 MiB shard of 700,000 terms each naming a whole 8,192-chunk xorb asked for 5.7 × 10^9, tens of minutes.
+     */
+    public static final long MAX_CHUNK_REFERENCES = 1L << 25;
+
+    private static void checkChunkReferences(Shard shard, Map<MerkleHash, XorbLayout> layouts) throws FormatException {
+        long named = 0;
+        for (FileEntry f : shard.files()) {
+            for (FileTerm t : f.terms()) {
+                // A range outside its xorb (or reversed) is refused, with its own message, in checkFile.
+                if (t.chunkEndUnsigned() > layouts.get(t.xorbHash()).chunks().count()) continue;
+                named += Math.max(0, t.chunkEndUnsigned() - t.chunkStartUnsigned());
+                if (named > MAX_CHUNK_REFERENCES) {
+                    throw new FormatException("the shard's terms name more than " + MAX_CHUNK_REFERENCES
+                            + " chunks in all; split the upload into several shards");
+                }
+            }
+        }
+    }
+
+    /** A term's chunk range in one xorb: a shard repeating the same term has its verification hash computed once. */
+    private record TermRange(MerkleHash xorb, int start, int end) {
     }
 
     /** §6 step 4: a xorb block must describe the stored xorb exactly. */
@@ -109,7 +138,8 @@ public final class ShardValidation {
     }
 
     /** §6 steps 2–3: every term in bounds with the right size and verification hash; the file hash recomputed. */
-    private static FileRecord checkFile(FileEntry f, Map<MerkleHash, XorbLayout> layouts) throws FormatException {
+    private static FileRecord checkFile(FileEntry f, Map<MerkleHash, XorbLayout> layouts,
+                                        Map<TermRange, MerkleHash> verified) throws FormatException {
         String file = "file " + f.fileHash();
         List<FileTerm> terms = f.terms();
         if (!terms.isEmpty() && !f.hasVerification()) {
@@ -138,7 +168,8 @@ public final class ShardValidation {
                 throw new FormatException(file + " term " + i + ": unpacked_segment_bytes " + t.unpackedBytesUnsigned()
                         + ", the chunks hold " + unpacked);
             }
-            MerkleHash expected = XetHashes.verificationHash(c.hashes(), a, b);
+            MerkleHash expected = verified.computeIfAbsent(new TermRange(t.xorbHash(), a, b),
+                    r -> XetHashes.verificationHash(c.hashes(), a, b));
             if (!f.verificationHashes().get(i).equals(expected)) {
                 throw new FormatException(file + " term " + i + ": verification hash does not match the stored chunks");
             }

@@ -112,4 +112,17 @@ class ShardValidationTest {
             assertTrue(allocated < 1L << 20, "rejecting allocated " + allocated + " bytes");
         }
     }
+
+    @Test
+    void aShardNamingMoreChunksThanTheBoundIsRefusedBeforeAnyIsHashed() {
+        XorbLayout x = xorb(new SplittableRandom(3));
+        int terms = (int) (ShardValidation.MAX_CHUNK_REFERENCES / CHUNKS) + 1; // 4,097 whole-xorb terms
+        FileEntry f = wholeXorbFile(x, terms, MerkleHash.ofWords(5, 6, 7, 8));
+        List<Long> progress = new ArrayList<>();
+        FormatException e = assertThrows(FormatException.class, () -> ShardValidation.validate(shardOf(f),
+                Map.of(x.hash(), x), MerkleHash.ZERO, "a/b", 0, (d, n) -> progress.add(d)));
+        assertEquals("the shard's terms name more than 33554432 chunks in all; split the upload into several shards",
+                e.getMessage());
+        assertTrue(progress.isEmpty(), "no file was validated");
+    }
 }
