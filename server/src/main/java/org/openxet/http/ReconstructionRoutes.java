@@ -172,23 +172,29 @@ final class ReconstructionRoutes {
         }
     }
 
+    /** The byte ranges an {@code X-Range-Dirty} header names, as half-open ranges; a missing or malformed one is 400. */
+    static List<FileChunkHashes.Range> dirtyRanges(String header) throws HttpError {
+        if (header == null) {
+            throw HttpError.badRequest("X-Range-Dirty is required: bytes=S-E,... (the byte ranges to be edited)");
+        }
+        List<FileChunkHashes.Range> dirty = new ArrayList<>();
+        for (ReconstructionPlanner.ByteRange r : RangeHeader.parse(header)) {
+            if (r.suffix() || r.endInclusive() == ReconstructionPlanner.ByteRange.OPEN || r.endInclusive() < r.start()
+                    || r.endInclusive() == Long.MAX_VALUE) {
+                throw HttpError.badRequest("X-Range-Dirty takes closed ranges S-E with S <= E: " + header);
+            }
+            dirty.add(new FileChunkHashes.Range(r.start(), r.endInclusive() + 1));
+        }
+        return dirty;
+    }
+
     /**
      * §5.9: the windows to re-chunk around the byte ranges {@code X-Range-Dirty} names ({@code bytes=S-E,...}, ends
      * inclusive, as the clients send it), the partial trees of the gaps and the gaps' terms' verification hashes.
      */
     private void chunkHashes(ServerRequest req, ServerResponse res, Grant grant) throws Exception {
         FileRecord file = visibleFile(req, grant);
-        String header = req.headers().first(X_RANGE_DIRTY).orElse(null);
-        if (header == null) {
-            throw HttpError.badRequest("X-Range-Dirty is required: bytes=S-E,... (the byte ranges to be edited)");
-        }
-        List<FileChunkHashes.Range> dirty = new ArrayList<>();
-        for (ReconstructionPlanner.ByteRange r : RangeHeader.parse(header)) {
-            if (r.suffix() || r.endInclusive() == ReconstructionPlanner.ByteRange.OPEN || r.endInclusive() < r.start()) {
-                throw HttpError.badRequest("X-Range-Dirty takes closed ranges S-E with S <= E: " + header);
-            }
-            dirty.add(new FileChunkHashes.Range(r.start(), r.endInclusive() + 1));
-        }
+        List<FileChunkHashes.Range> dirty = dirtyRanges(req.headers().first(X_RANGE_DIRTY).orElse(null));
         FileChunkHashes.Answer answer;
         try (Slots.Held ignored = chunkHashSlots.acquire(CHUNK_HASHES_WAIT)) {
             answer = chunkHashes.answer(file, dirty);
