@@ -50,7 +50,12 @@ public final class XorbIngest {
                 return new Result(xorb, false);
             }
             // Store our footer, not a client's: chunk records as received, then the V1 footer of this pass.
-            bucket.put(key(expected), ByteBuffer.wrap(body, 0, xorb.chunks().recordBytes()), ByteBuffer.wrap(xorb.footer()));
+            ByteBuffer records = ByteBuffer.wrap(body, 0, xorb.chunks().recordBytes());
+            ByteBuffer footer = ByteBuffer.wrap(xorb.footer());
+            if (bucket.shared()) {
+                return ingestShared(expected, xorb, records, footer);
+            }
+            bucket.put(key(expected), records, footer);
             try {
                 return new Result(xorb, index.putXorb(expected, xorb.chunks(), xorb.storedSize()));
             } catch (IndexException | RuntimeException | Error e) {
@@ -59,5 +64,29 @@ public final class XorbIngest {
                 throw e;
             }
         }
+    }
+
+    /**
+     * A shared bucket: other nodes store xorbs too, and an honest client may send one xorb in another valid encoding
+     * (LZ4 or not) to another node at the same moment. The object is created only if absent; when another node's is
+     * there, its layout, read back and validated whole, is what gets registered, never ours: the index's byte offsets
+     * must describe the bytes the object holds, or every file using the xorb downloads wrong bytes.
+     */
+    private Result ingestShared(MerkleHash expected, ValidatedXorb ours, ByteBuffer records, ByteBuffer footer)
+            throws FormatException, IOException, IndexException {
+        String key = key(expected);
+        if (bucket.putIfAbsent(key, records, footer)) {
+            // A failed registration leaves the object: in a shared bucket another node may register it (FailedRegistration).
+            return new Result(ours, index.putXorb(expected, ours.chunks(), ours.storedSize()));
+        }
+        byte[] stored = bucket.read(key);
+        ValidatedXorb theirs;
+        try (XorbValidator validator = new XorbValidator()) {
+            theirs = validator.validateStored(stored, stored.length, expected);
+        } catch (FormatException damaged) {
+            // Not the client's fault: the store holds a damaged object under this hash (a 500, and an operator's job).
+            throw new IOException("stored object " + key + " is damaged: " + damaged.getMessage(), damaged);
+        }
+        return new Result(theirs, index.putXorb(expected, theirs.chunks(), theirs.storedSize()));
     }
 }

@@ -22,6 +22,14 @@ public interface Bucket extends AutoCloseable {
      */
     void put(String key, ByteBuffer... parts) throws IOException;
 
+    /**
+     * Stores {@code parts} under {@code key} only if no object is there, as one atomic step against every other writer
+     * of the bucket: true when this call created the object, false when one was already there (whoever wrote it). Two
+     * nodes storing one xorb in two valid encodings (LZ4 on one, raw on the other) must never both write: the second
+     * would replace the bytes the index's layout describes.
+     */
+    boolean putIfAbsent(String key, ByteBuffer... parts) throws IOException;
+
     default void put(String key, byte[] whole) throws IOException {
         put(key, ByteBuffer.wrap(whole));
     }

@@ -83,6 +83,17 @@ public final class LocalBucket implements Bucket {
      */
     private static final int WRITE_SLICE = 1024 * 1024;
 
+    /**
+     * One server per data dir, and its callers hold a lock per key while they store it (KeyedLocks): a check, then the
+     * put, is atomic against every writer this bucket has.
+     */
+    @Override
+    public boolean putIfAbsent(String key, ByteBuffer... parts) throws IOException {
+        if (Files.exists(path(key))) return false;
+        put(key, parts);
+        return true;
+    }
+
     @Override
     public void put(String key, ByteBuffer... parts) throws IOException {
         Path target = path(key);

@@ -33,6 +33,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * what still fails surfaces as a {@link BucketException}, which the HTTP layer answers with a retryable 5xx.
  */
 public final class S3Bucket implements Bucket {
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(S3Bucket.class.getName());
     private final S3Client s3;
     private final String bucket;
     /** Prepended to every key: empty, or the URL's prefix with one trailing slash. */
@@ -148,6 +149,56 @@ public final class S3Bucket implements Bucket {
             throw failure("put", key, e);
         }
     }
+
+    /**
+     * A PutObject with {@code If-None-Match: *} (AWS S3 since 2024, MinIO, R2, GCS, s3proxy's filesystem store): the
+     * store itself refuses the second writer with 412. A store that answers that it does not support conditional
+     * writes (501, or 400/405 naming the header) gets a plain put after a HEAD, with one WARNING: there, two nodes
+     * racing one xorb in two encodings can still overwrite each other.
+     */
+    @Override
+    public boolean putIfAbsent(String key, ByteBuffer... parts) throws IOException {
+        if (!conditionalWrites) {
+            if (size(key).isPresent()) return false;
+            put(key, parts);
+            return true;
+        }
+        String k = objectKey(key);
+        long length = 0;
+        for (ByteBuffer part : parts) {
+            length += part.remaining();
+        }
+        RequestBody body = RequestBody.fromContentProvider(() -> new ByteBuffersInputStream(parts), length,
+                "application/octet-stream");
+        try {
+            s3.putObject(b -> b.bucket(bucket).key(k).ifNoneMatch("*"), body);
+            remember(key, length);
+            return true;
+        } catch (S3Exception e) {
+            if (e.statusCode() == 412) {
+                // Someone's object is there; its size is learnt from the store, never assumed to be ours.
+                sizes.remove(key);
+                return false;
+            }
+            if (e.statusCode() == 409) {
+                // S3: a conflicting write of the same key was in progress. Whichever finished is the object.
+                sizes.remove(key);
+                return false;
+            }
+            if (e.statusCode() == 501 || ((e.statusCode() == 400 || e.statusCode() == 405)
+                    && String.valueOf(e.getMessage()).contains("onditional"))) {
+                conditionalWrites = false;
+                LOG.warning("S3 bucket " + where + " does not support conditional writes (If-None-Match): nodes that"
+                        + " store one xorb at the same moment in two encodings may overwrite each other there");
+                return putIfAbsent(key, parts);
+            }
+            throw failure("put", key, e);
+        } catch (SdkException e) {
+            throw failure("put", key, e);
+        }
+    }
+
+    private volatile boolean conditionalWrites = true;
 
     private void remember(String key, long size) {
         if (sizes.size() >= SIZES_KEPT) {

@@ -75,6 +75,11 @@ class RecoveryTest {
         }
 
         @Override
+        public boolean putIfAbsent(String key, ByteBuffer... parts) throws IOException {
+            return real.putIfAbsent(key, parts);
+        }
+
+        @Override
         public Optional<Long> size(String key) throws IOException {
             return real.size(key);
         }
