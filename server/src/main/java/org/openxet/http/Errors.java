@@ -14,6 +14,7 @@ import org.openxet.protocol.InvalidHashException;
 import org.openxet.service.AuthException;
 import org.openxet.service.Slots;
 import org.openxet.storage.BucketException;
+import org.openxet.storage.MissingXorbsException;
 
 import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
@@ -49,6 +50,7 @@ public final class Errors {
             case InvalidHashException e -> new Mapped(400, "invalid_hash", e.getMessage());
             case HashMismatchException e -> new Mapped(400, "hash_mismatch", e.getMessage());
             case FormatException e -> new Mapped(400, "invalid_format", e.getMessage());
+            case MissingXorbsException e -> new Mapped(400, "xorb_missing", e.getMessage());
             case Slots.Busy e -> new Mapped(503, "busy", e.getMessage());
             default -> {
                 if (storageFull(t)) {

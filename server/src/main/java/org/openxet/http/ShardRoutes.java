@@ -10,6 +10,7 @@ import org.openxet.protocol.shard.ShardParser;
 import org.openxet.service.Grant;
 import org.openxet.service.Services;
 import org.openxet.service.ShardRegistration;
+import org.openxet.storage.MissingXorbsException;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -106,7 +107,7 @@ final class ShardRoutes {
                         metrics.shard(services.shards().register(in.shard(), in.body().data(), in.body().length(),
                                 grant.scope(), frames));
                         frames.send("{\"type\":\"result\"}");
-                    } catch (FormatException e) {
+                    } catch (FormatException | MissingXorbsException e) {
                         LOG.info("POST /v2/shards -> error frame: " + e.getMessage());
                         frames.send("{\"type\":\"error\",\"message\":" + Errors.quote(e.getMessage()) + ",\"retryable\":false}");
                     } catch (Exception | Error e) {

@@ -47,6 +47,8 @@ public final class XorbIngest {
         }
         try (KeyedLocks.Held ignored = storing.lock(expected)) {
             if (index.hasXorb(expected)) {
+                // The index keeps registration times from the system clock (created_at), so this does too.
+                index.renewXorb(expected, System.currentTimeMillis() / 1000);
                 return new Result(xorb, false);
             }
             // Store our footer, not a client's: chunk records as received, then the V1 footer of this pass.

@@ -27,6 +27,17 @@ public interface Index extends AutoCloseable {
     /** Registers a stored xorb; false when it was already registered (nothing changes then). */
     boolean putXorb(MerkleHash hash, ChunkTable chunks, long storedBytes) throws IndexException;
 
+    /** How old a registration must be before a re-upload renews it: one index write per xorb an hour, at most. */
+    long RENEW_AFTER_SECONDS = 3600;
+
+    /**
+     * A stored xorb was uploaded again (answered {@code was_inserted: false}): its registration time becomes
+     * {@code nowSeconds} if it is older than {@link #RENEW_AFTER_SECONDS}. gc's grace runs from that time, so a client
+     * whose shard refers to a xorb it has just re-sent never finds the xorb collected under it, however old the first
+     * upload was.
+     */
+    void renewXorb(MerkleHash hash, long nowSeconds) throws IndexException;
+
     boolean hasShard(MerkleHash shardHash) throws IndexException;
 
     /**

@@ -509,6 +509,31 @@ public final class PostgresIndex implements Index {
         }
     }
 
+    /**
+     * Inside a registration's transaction: every named xorb has its row. Row locks (FOR SHARE) hold them until the
+     * commit, so no collector deletes one in between.
+     */
+    private static void requireXorbs(DbTransaction tx, Set<MerkleHash> named) {
+        if (named.isEmpty()) return;
+        long present;
+        try (Stream<DbRow> rows = tx.query("SELECT id FROM xorbs WHERE hash = ANY(?) FOR SHARE", (Object) raw(named))) {
+            present = rows.count();
+        }
+        if (present != named.size()) {
+            throw new MissingXorbsException((int) (named.size() - present), named);
+        }
+    }
+
+    @Override
+    public void renewXorb(MerkleHash hash, long nowSeconds) throws IndexException {
+        try {
+            db.execute().dml("UPDATE xorbs SET created_at = ? WHERE hash = ? AND created_at < ?", nowSeconds,
+                    hash.toBytes(), nowSeconds - RENEW_AFTER_SECONDS);
+        } catch (DbClientException e) {
+            throw new IndexException("index write failed (" + where + "): " + rootMessage(e), e);
+        }
+    }
+
     @Override
     public boolean hasShard(MerkleHash shardHash) throws IndexException {
         return read(() -> db.execute().get("SELECT 1 FROM shards WHERE hash = ?", shardHash.toBytes()).isPresent());
@@ -528,6 +553,9 @@ public final class PostgresIndex implements Index {
                             () -> new DbClientException("shard " + commit.shardHash() + " vanished inside its transaction")), "id");
             tx.dml(INSERT_SHARD_SCOPE, shardId, commit.scope());
             List<FileRecord> files = commit.files();
+            if (created.isPresent()) {
+                requireXorbs(tx, commit.namedXorbs());
+            }
             if (created.isEmpty()) {
                 if (!files.isEmpty()) {
                     tx.dml(INSERT_FILE_SCOPES, commit.scope(), raw(files.stream().map(FileRecord::fileHash).toList()));

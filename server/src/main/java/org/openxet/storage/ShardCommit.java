@@ -19,4 +19,16 @@ public record ShardCommit(MerkleHash shardHash, String scope, long storedBytes, 
 
     public record DedupChunk(MerkleHash chunkHash, MerkleHash xorbHash) {
     }
+
+    /** Every xorb the registration names: the files' terms', the listed blocks' and the dedup entries'. */
+    public java.util.Set<MerkleHash> namedXorbs() {
+        java.util.Set<MerkleHash> named = new java.util.LinkedHashSet<>(listedXorbs);
+        for (FileRecord f : files) {
+            named.addAll(java.util.Arrays.asList(f.xorbs()));
+        }
+        for (DedupChunk d : dedupChunks) {
+            named.add(d.xorbHash());
+        }
+        return named;
+    }
 }

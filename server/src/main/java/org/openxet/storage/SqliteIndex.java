@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.locks.ReentrantLock;
@@ -227,6 +228,34 @@ public final class SqliteIndex implements Index {
         });
     }
 
+    /** Inside a registration's transaction (the one writer): every named xorb has its row. */
+    private static void requireXorbs(Connection c, Set<MerkleHash> named) throws SQLException {
+        int missing = 0;
+        try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM xorbs WHERE hash = ?")) {
+            for (MerkleHash h : named) {
+                p.setBytes(1, h.toBytes());
+                try (ResultSet r = p.executeQuery()) {
+                    if (!r.next()) missing++;
+                }
+            }
+        }
+        if (missing > 0) {
+            throw new MissingXorbsException(missing, named);
+        }
+    }
+
+    @Override
+    public void renewXorb(MerkleHash hash, long nowSeconds) throws IndexException {
+        write(c -> {
+            try (PreparedStatement p = c.prepareStatement("UPDATE xorbs SET created_at = ? WHERE hash = ? AND created_at < ?")) {
+                p.setLong(1, nowSeconds);
+                p.setBytes(2, hash.toBytes());
+                p.setLong(3, nowSeconds - RENEW_AFTER_SECONDS);
+                return p.executeUpdate();
+            }
+        });
+    }
+
     @Override
     public boolean hasShard(MerkleHash shardHash) throws IndexException {
         return read(c -> {
@@ -291,6 +320,7 @@ public final class SqliteIndex implements Index {
             if (!inserted) {
                 return false;
             }
+            requireXorbs(c, commit.namedXorbs());
             try (PreparedStatement p = c.prepareStatement("INSERT INTO shard_xorbs (shard_id, xorb_id) "
                     + "SELECT ?, id FROM xorbs WHERE hash = ? ON CONFLICT DO NOTHING")) {
                 for (MerkleHash x : commit.listedXorbs()) {

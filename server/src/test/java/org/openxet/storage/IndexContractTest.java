@@ -310,17 +310,6 @@ abstract class IndexContractTest {
     }
 
     @Test
-    void aShardListsAndIndexesOnlyRegisteredXorbs() throws Exception {
-        MerkleHash x = xorb("x");
-        MerkleHash unregistered = hash("never stored");
-        assertTrue(index.registerShard(shard("s", SCOPE, List.of(), List.of(x, unregistered),
-                List.of(dedup(chunkOf("x", 0), x), dedup(hash("orphan chunk"), unregistered)))));
-        assertEquals(counts(1, 1, 1, 1, 0, 0, 1), index.rowCounts());
-        assertEquals(List.of(), index.dedup(hash("orphan chunk"), null, 8));
-        assertFalse(index.xorbListedIn(unregistered, SCOPE));
-    }
-
-    @Test
     void xorbListedInFollowsTheScopesOfTheShardsListingIt() throws Exception {
         MerkleHash listed = xorb("listed");
         MerkleHash unlisted = xorb("unlisted");
@@ -370,7 +359,7 @@ abstract class IndexContractTest {
         MerkleHash x2 = xorb("x2");
         MerkleHash chunk = hash("twice");
         assertTrue(index.registerShard(shard("s", SCOPE, List.of(), List.of(x1, x2),
-                List.of(dedup(chunk, hash("unregistered")), dedup(chunk, x2), dedup(chunk, x1)))));
+                List.of(dedup(chunk, x2), dedup(chunk, x1)))));
         assertEquals(List.of(x2, x1), hashes(index.dedup(chunk, null, 32)));
         assertEquals(1L, index.rowCounts().get("dedup_chunks"));
     }
@@ -408,5 +397,26 @@ abstract class IndexContractTest {
             assertFalse(again.putXorb(x, chunks("x", 3), 1));
             assertNull(again.xorb(hash("nothing")).orElse(null));
         }
+    }
+
+    @Test
+    void aRegistrationNamingAXorbTheIndexDoesNotHoldCommitsNothing() throws Exception {
+        MerkleHash stored = xorb("stored");
+        MerkleHash gone = hash("collected meanwhile");
+        Map<String, Long> before = index.rowCounts();
+        for (ShardCommit commit : List.of(
+                shard("terms", SCOPE, List.of(file("f", null, stored, gone)), List.of(stored), List.of()),
+                shard("listed", SCOPE, List.of(file("g", null, stored)), List.of(stored, gone), List.of()),
+                shard("dedup", SCOPE, List.of(), List.of(), List.of(dedup(chunkOf("stored", 0), gone))))) {
+            MissingXorbsException e = assertThrows(MissingXorbsException.class, () -> index.registerShard(commit));
+            assertTrue(e.getMessage().startsWith("1 of the "), e.getMessage());
+            assertEquals(before, index.rowCounts(), "nothing of " + commit.shardHash() + " was kept");
+        }
+        assertFalse(index.xorbListedIn(gone, SCOPE));
+        assertEquals(List.of(), index.dedup(chunkOf("stored", 0), null, 8));
+        // The same files once the xorb is there again.
+        assertTrue(index.putXorb(gone, chunks("collected meanwhile", 3), 1019));
+        assertTrue(index.registerShard(shard("terms", SCOPE, List.of(file("f", null, stored, gone)), List.of(stored),
+                List.of())));
     }
 }
