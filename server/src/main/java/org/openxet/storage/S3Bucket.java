@@ -134,20 +134,29 @@ public final class S3Bucket implements Bucket {
     @Override
     public void put(String key, ByteBuffer... parts) throws IOException {
         String k = objectKey(key);
-        long length = 0;
-        for (ByteBuffer part : parts) {
-            length += part.remaining();
-        }
-        // The SDK opens the body once per attempt: each stream reads its own views, never the caller's positions,
-        // and never copies the (up to 64 MiB) parts into one array.
-        RequestBody body = RequestBody.fromContentProvider(() -> new ByteBuffersInputStream(parts), length,
-                "application/octet-stream");
+        long length = length(parts);
         try {
-            s3.putObject(b -> b.bucket(bucket).key(k), body);
+            s3.putObject(b -> b.bucket(bucket).key(k), body(parts, length));
             remember(key, length);
         } catch (SdkException e) {
             throw failure("put", key, e);
         }
+    }
+
+    private static long length(ByteBuffer... parts) {
+        long length = 0;
+        for (ByteBuffer part : parts) {
+            length += part.remaining();
+        }
+        return length;
+    }
+
+    /**
+     * The SDK opens the body once per attempt: each stream reads its own views, never the caller's positions, and
+     * never copies the (up to 64 MiB) parts into one array.
+     */
+    private static RequestBody body(ByteBuffer[] parts, long length) {
+        return RequestBody.fromContentProvider(() -> new ByteBuffersInputStream(parts), length, "application/octet-stream");
     }
 
     /**
@@ -164,14 +173,9 @@ public final class S3Bucket implements Bucket {
             return true;
         }
         String k = objectKey(key);
-        long length = 0;
-        for (ByteBuffer part : parts) {
-            length += part.remaining();
-        }
-        RequestBody body = RequestBody.fromContentProvider(() -> new ByteBuffersInputStream(parts), length,
-                "application/octet-stream");
+        long length = length(parts);
         try {
-            s3.putObject(b -> b.bucket(bucket).key(k).ifNoneMatch("*"), body);
+            s3.putObject(b -> b.bucket(bucket).key(k).ifNoneMatch("*"), body(parts, length));
             remember(key, length);
             return true;
         } catch (S3Exception e) {

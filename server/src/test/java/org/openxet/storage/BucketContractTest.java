@@ -83,6 +83,16 @@ abstract class BucketContractTest {
     }
 
     @Test
+    void putIfAbsentCreatesOnceAndNeverReplacesAnotherWritersObject() throws Exception {
+        byte[] first = random(4_000, 11);
+        byte[] second = random(5_000, 12);
+        assertTrue(bucket.putIfAbsent(XORB_A, ByteBuffer.wrap(first, 0, 1_000), ByteBuffer.wrap(first, 1_000, 3_000)));
+        assertFalse(bucket.putIfAbsent(XORB_A, ByteBuffer.wrap(second)));
+        assertArrayEquals(first, bucket.read(XORB_A));
+        assertEquals(Optional.of((long) first.length), bucket.size(XORB_A), "the size known is the stored object's");
+    }
+
+    @Test
     void rangedReadsReturnExactlyTheirBytesAtEveryEdge() throws Exception {
         byte[] data = random(5_000, 3);
         bucket.put(XORB_A, data);
