@@ -108,6 +108,13 @@ final class ReconstructionRoutes {
     }
 
     /** §5.6: invalid ids are dropped (400 if none is valid), unknown or invisible files are left out, no Range. */
+    /**
+     * Terms one batch answer may hold in all: its ids fit the 16 KiB request line (about 220), and each file may be
+     * huge, so the answer is bounded by what it plans, not by what it names. No stock client's upload or download
+     * uses the batch route (§5.1); one file of any size still has its own route.
+     */
+    static final int MAX_BATCH_TERMS = 1 << 15;
+
     private void batch(ServerRequest req, ServerResponse res, Grant grant) throws Exception {
         List<String> ids = req.query().all("file_id", List::of);
         List<MerkleHash> valid = new ArrayList<>();
@@ -122,9 +129,15 @@ final class ReconstructionRoutes {
             throw HttpError.badRequest("no valid file_id in the query");
         }
         Map<MerkleHash, Plan> plans = new LinkedHashMap<>();
+        long terms = 0;
         for (MerkleHash id : valid) {
             var file = planner.file(id, grant.scope());
-            if (file.isPresent()) {
+            if (file.isPresent() && !plans.containsKey(id)) {
+                terms += file.get().termCount();
+                if (terms > MAX_BATCH_TERMS) {
+                    throw HttpError.badRequest("the batch's files hold more than " + MAX_BATCH_TERMS
+                            + " terms; ask for large files one at a time (GET /v1/reconstructions/{file_id})");
+                }
                 plans.put(id, planner.plan(file.get(), null));
             }
         }

@@ -75,6 +75,19 @@ class LargeAnswerTest {
     }
 
     @Test
+    void aBatchAnswerIsBoundedByTheTermsItWouldHold() throws Exception {
+        try (TestServer s = new TestServer()) {
+            FileRecord file = LargeFileFixture.register(s.services().index(), SCOPE, 50, 256);
+            String token = s.token(SCOPE, Access.READ);
+            // The same 40,000-term file by its own route, and, past ReconstructionRoutes.MAX_BATCH_TERMS, in a batch.
+            get(s, "/v1/reconstructions/" + file.fileHash().hex(), token, null);
+            HttpResponse<String> batch = s.get("/v1/reconstructions?file_id=" + file.fileHash().hex(), token);
+            assertEquals(400, batch.statusCode());
+            assertTrue(batch.body().contains("more than 32768 terms"), batch.body());
+        }
+    }
+
+    @Test
     void aPopularFilesTermsComeFromTheCacheAsTheSameBytes() throws Exception {
         try (TestServer s = new TestServer()) {
             FileRecord file = LargeFileFixture.register(s.services().index(), SCOPE, 50, 256);
