@@ -13,6 +13,7 @@ import org.openxet.service.Tokens;
 import org.openxet.storage.FileRecord;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -280,9 +281,22 @@ final class LoadGate {
                 return false;
             }
             RawHttp c = idle.pollFirst();
+            boolean pooled = c != null;
             try {
                 if (c == null) c = new RawHttp("127.0.0.1", port);
-                RawHttp.Response r = c.exchange(request, null);
+                RawHttp.Response r;
+                try {
+                    r = c.exchange(request, null);
+                } catch (IOException stale) {
+                    if (!pooled) throw stale;
+                    // A kept-alive connection the server closed while it sat unused in this pool (idle.timeout): a
+                    // GET is sent again on a new one, as every HTTP client's pool does (RFC 9112 §9.3.1). The pool is
+                    // last-in first-out, so its oldest connections idle through the whole run until a higher rate
+                    // reaches for them.
+                    c.close();
+                    c = new RawHttp("127.0.0.1", port);
+                    r = c.exchange(request, null);
+                }
                 if (c.isOpen()) {
                     idle.addFirst(c);
                 } else {
