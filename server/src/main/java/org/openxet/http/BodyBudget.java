@@ -28,9 +28,21 @@ final class BodyBudget {
         this.wait = wait;
     }
 
-    /** Half the heap, with {@code wait} for a request that needs more than is free. */
-    static BodyBudget ofHeap(Duration wait) {
-        return new BodyBudget((long) (Runtime.getRuntime().maxMemory() * HEAP_SHARE), wait);
+    /** The most of the heap a configured budget may take: the rest keeps the server itself alive. */
+    static final double MAX_HEAP_SHARE = 0.75;
+
+    /**
+     * {@code configured} bytes ({@code upload.memory}; 0: half the heap), never more than three quarters of the heap,
+     * with {@code wait} for a request that needs more than is free.
+     */
+    static BodyBudget of(long configured, Duration wait) {
+        long heap = Runtime.getRuntime().maxMemory();
+        long most = (long) (heap * MAX_HEAP_SHARE);
+        if (configured > most) {
+            java.util.logging.Logger.getLogger(BodyBudget.class.getName()).warning("upload.memory " + configured
+                    + " is more than three quarters of the " + heap + "-byte heap; using " + most);
+        }
+        return new BodyBudget(configured > 0 ? Math.min(configured, most) : (long) (heap * HEAP_SHARE), wait);
     }
 
     long bytes() {

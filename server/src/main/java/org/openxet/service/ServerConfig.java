@@ -17,6 +17,7 @@ import java.time.Duration;
  * @param publicUrl        base URL clients reach this server at; signed fetch URLs and {@code casUrl} use it
  * @param uploadFloor      slowest accepted request body, bytes/s averaged over {@code uploadWindow}; below → 408
  * @param uploadWindow     the averaging window of the floor, and the longest a body read may stall
+ * @param uploadMemory     heap bytes request bodies may pin at once (xorbs, shards, parsed shards); 0 = half the heap
  * @param urlTtl           lifetime of signed fetch URLs (long enough for an 8 GB block on a slow link)
  * @param dedupIsolated    answer dedup queries only with chunks already visible to the asking token's scope
  * @param commitPermits    concurrent shard commits (validation, storage and index registration); 0 = 4 × CPUs
@@ -29,7 +30,7 @@ import java.time.Duration;
  *                         address may hold
  */
 public record ServerConfig(String host, int port, Path dataDir, String publicUrl, long uploadFloor, Duration uploadWindow,
-                           Duration urlTtl, boolean dedupIsolated, int commitPermits, int readConnections,
+                           long uploadMemory, Duration urlTtl, boolean dedupIsolated, int commitPermits, int readConnections,
                            int answerWriters, boolean metrics, Storage storage, Connections connections) {
 
     /**
@@ -80,7 +81,7 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
     }
 
     public static ServerConfig defaults(Path dataDir) {
-        return new ServerConfig("0.0.0.0", 8080, dataDir, "", 4096, Duration.ofSeconds(20), Duration.ofHours(1), false,
+        return new ServerConfig("0.0.0.0", 8080, dataDir, "", 4096, Duration.ofSeconds(20), 0, Duration.ofHours(1), false,
                 4 * Runtime.getRuntime().availableProcessors(), Math.max(4, 2 * Runtime.getRuntime().availableProcessors()),
                 Runtime.getRuntime().availableProcessors(), true, Storage.EMBEDDED, Connections.DEFAULTS);
     }
@@ -122,6 +123,7 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
                 c.get("public.url").asString().orElse(""),
                 integer(c, "upload.floor", d.uploadFloor(), 0, Long.MAX_VALUE),
                 duration(c, "upload.window", d.uploadWindow()),
+                integer(c, "upload.memory", 0, 0, Long.MAX_VALUE),
                 duration(c, "urls.ttl", d.urlTtl()),
                 bool(c, "dedup.isolate", false),
                 permits > 0 ? permits : d.commitPermits(),
@@ -202,58 +204,63 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
     }
 
     public ServerConfig withPort(int p) {
-        return new ServerConfig(host, p, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
+        return new ServerConfig(host, p, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
     }
 
     public ServerConfig withHost(String h) {
-        return new ServerConfig(h, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
+        return new ServerConfig(h, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
     }
 
     public ServerConfig withDataDir(Path d) {
-        return new ServerConfig(host, port, d, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
+        return new ServerConfig(host, port, d, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
     }
 
     public ServerConfig withPublicUrl(String u) {
-        return new ServerConfig(host, port, dataDir, u, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
+        return new ServerConfig(host, port, dataDir, u, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
     }
 
     public ServerConfig withUpload(long floor, Duration window) {
-        return new ServerConfig(host, port, dataDir, publicUrl, floor, window, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
+        return new ServerConfig(host, port, dataDir, publicUrl, floor, window, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
     }
 
     public ServerConfig withUrlTtl(Duration ttl) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, ttl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, ttl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
     }
 
     public ServerConfig withDedupIsolated(boolean isolated) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, isolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, isolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
     }
 
     public ServerConfig withAnswerWriters(int writers) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, writers, metrics, storage, connections);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, writers, metrics, storage, connections);
     }
 
     public ServerConfig withMetrics(boolean on) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, on, storage, connections);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, on, storage, connections);
     }
 
     public ServerConfig withStorage(Storage s) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, s, connections);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, s, connections);
+    }
+
+    public ServerConfig withUploadMemory(long bytes) {
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, bytes, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
     }
 
     public ServerConfig withConnections(Connections c) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, c);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, c);
     }
 
     public ServerConfig withCommitPermits(int permits) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, urlTtl, dedupIsolated, permits, readConnections, answerWriters, metrics, storage, connections);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, permits, readConnections, answerWriters, metrics, storage, connections);
     }
 
     /** The effective configuration as printed at start-up (no secrets: keys live in the data dir, and the index URL's query is left out). */
     public String describe() {
         return "host=" + host + " port=" + port + " data=" + dataDir.toAbsolutePath() + " public.url="
                 + (publicUrl.isEmpty() ? "(http://<host>:<port>)" : publicUrl) + " upload.floor=" + uploadFloor + "B/s"
-                + " upload.window=" + uploadWindow.toSeconds() + "s urls.ttl=" + urlTtl.toSeconds() + "s dedup.isolate="
+                + " upload.window=" + uploadWindow.toSeconds() + "s upload.memory="
+                + (uploadMemory == 0 ? "(half the heap)" : uploadMemory + "B") + " urls.ttl=" + urlTtl.toSeconds() + "s dedup.isolate="
                 + dedupIsolated + " commit.permits=" + commitPermits + " index.readers=" + readConnections
                 + " answer.writers=" + answerWriters + " metrics=" + metrics + " head.timeout="
                 + connections.headerTimeout().toSeconds() + "s idle.timeout=" + connections.idleTimeout().toSeconds()

@@ -26,6 +26,7 @@ class ServerConfigTest {
                   upload:
                     floor: 1024
                     window: PT45S
+                    memory: 268435456
                   urls:
                     ttl: PT2H
                   dedup:
@@ -49,6 +50,7 @@ class ServerConfigTest {
         assertEquals("https://cas.example.org", c.publicUrl());
         assertEquals(1024, c.uploadFloor());
         assertEquals(Duration.ofSeconds(45), c.uploadWindow());
+        assertEquals(256L << 20, c.uploadMemory());
         assertEquals(Duration.ofHours(2), c.urlTtl());
         assertEquals(true, c.dedupIsolated());
         assertEquals(3, c.commitPermits());
