@@ -84,17 +84,25 @@ public final class Bodies {
                 }
                 n += r;
                 watch.progress();
+                lease.received(n);
                 checkPace(n, System.nanoTime() - start);
             }
             if (declared >= 0 && n < declared) {
                 throw HttpError.badRequest("truncated body: " + n + " of " + declared + " bytes");
             }
+            lease.complete();
             return new Body(buf, n, lease);
         } catch (HttpError e) {
             lease.close();
             throw e;
         } catch (IOException | RuntimeException e) {
             lease.close();
+            if (lease.cut()) {
+                // The budget closed this slow body's socket for an upload that needed the memory (BodyBudget).
+                Thread.interrupted();
+                LOG.info("request body cut after " + n + " bytes: slow, and its memory was needed; connection closed");
+                throw new ServerConnectionException("slow request body cut under memory pressure", e);
+            }
             throw readFailure(e, n, start, watch);
         } finally {
             if (watch != null) watch.stop();

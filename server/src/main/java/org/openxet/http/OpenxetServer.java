@@ -37,7 +37,8 @@ public final class OpenxetServer {
         RouteTable routes = new RouteTable(builder, services.tokens(), metrics);
         Bodies bodies = new Bodies(services.config().uploadFloor(), services.config().uploadWindow());
         new MiscRoutes(services, bodies, metrics).register(routes);
-        BodyBudget budget = BodyBudget.of(services.config().uploadMemory(), services.config().uploadWindow());
+        BodyBudget budget = BodyBudget.of(services.config().uploadMemory(), services.config().uploadFloor(),
+                services.config().uploadWindow());
         new XorbRoutes(services, bodies, budget, metrics).register(routes);
         new ShardRoutes(services, bodies, budget, metrics).register(routes);
         SignedUrls urls = new SignedUrls(services.secrets().urlKey(), services.config().urlTtl().toSeconds(), services.clock());

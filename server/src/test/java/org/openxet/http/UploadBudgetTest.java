@@ -25,6 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class UploadBudgetTest {
     static final long BUDGET = 4 << 20;
+    /** Under pressure, a body slower than 64 KiB/s over a window yields its memory (the server here: none is judged). */
+    static final long SLOW = 64 << 10;
+    static final Duration SLOW_WINDOW = Duration.ofMinutes(10);
     static TestServer base;
     static WebServer server;
     static String write;
@@ -35,7 +38,7 @@ class UploadBudgetTest {
         base = new TestServer();
         write = base.writeToken();
         // The real routes over the same services, with a 4 MiB budget and a half-second wait.
-        budget = new BodyBudget(BUDGET, Duration.ofMillis(500));
+        budget = new BodyBudget(BUDGET, Duration.ofMillis(500), SLOW, SLOW_WINDOW);
         server = WebServer.builder().host("127.0.0.1").port(0).routing(r -> {
             ServerMetrics metrics = ServerMetrics.create(false);
             RouteTable routes = new RouteTable(r, base.services().tokens(), metrics);
@@ -112,6 +115,74 @@ class UploadBudgetTest {
         String accepted = post(HEAD + write + "\r\n", body);
         assertTrue(accepted.startsWith("HTTP/1.1 200"), accepted);
         awaitFree(BUDGET);
+    }
+
+    @Test
+    void slowHoldersYieldTheirMemoryToAnUploadThatArrives() throws Exception {
+        // A budget of its own: 4 MiB, bodies judged over one second.
+        BodyBudget tight = new BodyBudget(BUDGET, Duration.ofSeconds(3), SLOW, Duration.ofSeconds(1));
+        WebServer own = WebServer.builder().host("127.0.0.1").port(0).routing(r -> {
+            ServerMetrics metrics = ServerMetrics.create(false);
+            RouteTable routes = new RouteTable(r, base.services().tokens(), metrics);
+            Bodies bodies = new Bodies(base.services().config().uploadFloor(), base.services().config().uploadWindow());
+            new XorbRoutes(base.services(), bodies, tight, metrics).register(routes);
+            routes.fallback();
+        }).build().start();
+        List<Socket> holders = new ArrayList<>();
+        List<Thread> trickles = new ArrayList<>();
+        try {
+            // Sixteen senders that sent 250 KiB at once, filling the budget with their buffers, then trickle 1 KB/s.
+            for (int i = 0; i < BUDGET / Bodies.FIRST_BUFFER; i++) {
+                Socket holder = new Socket("127.0.0.1", own.port());
+                holders.add(holder);
+                OutputStream out = holder.getOutputStream();
+                out.write((HEAD + write + "\r\nContent-Length: " + Bodies.FIRST_BUFFER + "\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.write(new byte[250 << 10]);
+                out.flush();
+                trickles.add(Thread.ofVirtual().start(() -> {
+                    try {
+                        for (int k = 0; k < 20; k++) {
+                            Thread.sleep(1000);
+                            out.write(new byte[1000]);
+                            out.flush();
+                        }
+                    } catch (Exception cut) {
+                        // the server closed it
+                    }
+                }));
+            }
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (tight.freeBytes() > 0 && System.nanoTime() < deadline) Thread.sleep(20);
+            assertEquals(0, tight.freeBytes());
+            Thread.sleep(2500); // two windows: their recent pace is now 1 KB/s
+            byte[] body = Vectors.bytes(X.get("file").asText());
+            try (Socket s = new Socket("127.0.0.1", own.port())) {
+                s.setSoTimeout(10_000);
+                OutputStream out = s.getOutputStream();
+                out.write((HEAD + write + "\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(body);
+                out.flush();
+                String answer = UploadRejectionTest.readResponse(s.getInputStream());
+                assertTrue(answer.startsWith("HTTP/1.1 200"), answer);
+            }
+            int closed = 0;
+            for (Socket holder : holders) {
+                holder.setSoTimeout(200);
+                try {
+                    if (holder.getInputStream().read() < 0) closed++;
+                } catch (java.net.SocketTimeoutException open) {
+                    // still being read
+                } catch (java.io.IOException reset) {
+                    closed++;
+                }
+            }
+            assertTrue(closed >= 1, "a slow holder gave its memory up");
+        } finally {
+            trickles.forEach(Thread::interrupt);
+            for (Socket holder : holders) holder.close();
+            own.stop();
+        }
     }
 
     private static void awaitFree(long bytes) throws InterruptedException {

@@ -196,6 +196,7 @@ class PostgresIndexTest {
         for (int i = 0; i < xorbs.length; i++) xorbs[i] = hash("x" + i);
         FileRecord f = file("repetitive", null, xorbs); // 48 KB of terms that pglz would shrink to a fraction
         try (PostgresIndex index = new PostgresIndex(url, 1)) {
+            for (MerkleHash x : xorbs) index.putXorb(x, IndexContractTest.chunks(x.hex(), 3), 1000);
             assertTrue(index.registerShard(shard("s", "scope", List.of(f), List.of(), List.of())));
             assertEquals(f.termCount(), index.file(f.fileHash(), "scope").orElseThrow().termCount());
         }
