@@ -66,10 +66,6 @@ final class BodyBudget {
                 floor * SLOW_FLOOR_MULTIPLE, window);
     }
 
-    long bytes() {
-        return bytes;
-    }
-
     /** Bytes held by one request, grown as it needs more; closing it gives them all back (twice is harmless). */
     final class Lease implements AutoCloseable {
         private final Thread reader = Thread.currentThread();

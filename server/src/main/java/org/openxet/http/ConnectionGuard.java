@@ -69,12 +69,6 @@ final class ConnectionGuard {
         return perAddress;
     }
 
-    /** Connections open from {@code address} now (tests). */
-    int openFrom(InetAddress address) {
-        AtomicInteger n = open.get(address);
-        return n == null ? 0 : n.get();
-    }
-
     /** The HTTP/1 listener that restarts the deadline at a kept-alive connection's request line and ends it at its headers. */
     Http1ConnectionListener headListener() {
         return new Http1ConnectionListener() {

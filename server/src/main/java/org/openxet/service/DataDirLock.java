@@ -43,9 +43,7 @@ public final class DataDirLock implements AutoCloseable {
             OwnerOnly.directories(dataDir);
             Path parent = dataDir.toAbsolutePath().getParent();
             if (parent != null) {
-                try (FileChannel dir = FileChannel.open(parent, StandardOpenOption.READ)) {
-                    dir.force(true);
-                }
+                OwnerOnly.syncDirectory(parent);
             }
         }
         FileChannel channel = FileChannel.open(dataDir.resolve(FILE), Set.of(StandardOpenOption.CREATE,

@@ -57,20 +57,15 @@ public final class Recovery {
             ch.write(ByteBuffer.wrap(Long.toString(ProcessHandle.current().pid()).getBytes(StandardCharsets.US_ASCII)));
             ch.force(true);
         }
-        syncDirectory(dataDir);
+        OwnerOnly.syncDirectory(dataDir);
         return unclean;
     }
 
     public static void endCleanly(Path dataDir) throws IOException {
         Files.deleteIfExists(dataDir.resolve(RUNNING_MARKER));
-        syncDirectory(dataDir);
+        OwnerOnly.syncDirectory(dataDir);
     }
 
-    private static void syncDirectory(Path dir) throws IOException {
-        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-            ch.force(true);
-        }
-    }
 
     /**
      * Removes unregistered objects (a shared bucket keeps them) and reports registered xorbs whose object is missing

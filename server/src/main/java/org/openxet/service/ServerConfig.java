@@ -243,10 +243,6 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
         return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, s, connections);
     }
 
-    public ServerConfig withUploadMemory(long bytes) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, bytes, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
-    }
-
     public ServerConfig withConnections(Connections c) {
         return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, c);
     }

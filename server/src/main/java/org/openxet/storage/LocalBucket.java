@@ -118,7 +118,7 @@ public final class LocalBucket implements Bucket {
             } catch (AtomicMoveNotSupportedException e) {
                 throw new IOException("bucket directory " + root + " does not support atomic rename", e);
             }
-            fsyncDirectory(dir);
+            OwnerOnly.syncDirectory(dir);
         } finally {
             Files.deleteIfExists(temp);
         }
@@ -139,17 +139,12 @@ public final class LocalBucket implements Bucket {
         for (Path level = dir; level != null && level.startsWith(root); level = level.getParent()) {
             Path parent = level.getParent();
             if (parent != null) {
-                fsyncDirectory(parent);
+                OwnerOnly.syncDirectory(parent);
             }
         }
         durableDirs.add(dir);
     }
 
-    private static void fsyncDirectory(Path dir) throws IOException {
-        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-            ch.force(true);
-        }
-    }
 
     @Override
     public Optional<Long> size(String key) throws IOException {

@@ -86,7 +86,8 @@ public final class OwnerOnly {
         return tmp;
     }
 
-    private static void syncDirectory(Path dir) throws IOException {
+    /** Makes {@code dir}'s entries durable: a file created, renamed or removed in it survives a crash. */
+    public static void syncDirectory(Path dir) throws IOException {
         try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
             ch.force(true);
         }
