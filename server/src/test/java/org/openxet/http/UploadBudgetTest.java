@@ -39,7 +39,12 @@ class UploadBudgetTest {
         write = base.writeToken();
         // The real routes over the same services, with a 4 MiB budget and a half-second wait.
         budget = new BodyBudget(BUDGET, Duration.ofMillis(500), SLOW, SLOW_WINDOW);
-        server = WebServer.builder().host("127.0.0.1").port(0).routing(r -> {
+        server = uploadRoutesOver(budget);
+    }
+
+    /** The real xorb and shard routes over the base server's services, drawing on {@code budget}. */
+    static WebServer uploadRoutesOver(BodyBudget budget) {
+        return WebServer.builder().host("127.0.0.1").port(0).routing(r -> {
             ServerMetrics metrics = ServerMetrics.create(false);
             RouteTable routes = new RouteTable(r, base.services().tokens(), metrics);
             Bodies bodies = new Bodies(base.services().config().uploadFloor(), base.services().config().uploadWindow());
@@ -47,6 +52,17 @@ class UploadBudgetTest {
             new ShardRoutes(base.services(), bodies, budget, metrics).register(routes);
             routes.fallback();
         }).build().start();
+    }
+
+    /** A connection that declared a xorb body of {@link Bodies#FIRST_BUFFER} bytes and has sent {@code sent} of them. */
+    static Socket holder(WebServer on, int sent) throws Exception {
+        Socket holder = new Socket("127.0.0.1", on.port());
+        OutputStream out = holder.getOutputStream();
+        out.write((HEAD + write + "\r\nContent-Length: " + Bodies.FIRST_BUFFER + "\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        out.write(new byte[sent]);
+        out.flush();
+        return holder;
     }
 
     @AfterAll
@@ -84,13 +100,7 @@ class UploadBudgetTest {
         try {
             // Sixteen senders of 256 KiB bodies that have each sent 100 bytes: their first buffers are the budget.
             for (int i = 0; i < BUDGET / Bodies.FIRST_BUFFER; i++) {
-                Socket holder = new Socket("127.0.0.1", server.port());
-                holders.add(holder);
-                OutputStream out = holder.getOutputStream();
-                out.write((HEAD + write + "\r\nContent-Length: " + Bodies.FIRST_BUFFER + "\r\n\r\n")
-                        .getBytes(StandardCharsets.US_ASCII));
-                out.write(new byte[100]);
-                out.flush();
+                holders.add(holder(server, 100));
             }
             long deadline = System.nanoTime() + 5_000_000_000L;
             while (budget.freeBytes() > 0 && System.nanoTime() < deadline) Thread.sleep(20);
@@ -121,25 +131,15 @@ class UploadBudgetTest {
     void slowHoldersYieldTheirMemoryToAnUploadThatArrives() throws Exception {
         // A budget of its own: 4 MiB, bodies judged over one second.
         BodyBudget tight = new BodyBudget(BUDGET, Duration.ofSeconds(3), SLOW, Duration.ofSeconds(1));
-        WebServer own = WebServer.builder().host("127.0.0.1").port(0).routing(r -> {
-            ServerMetrics metrics = ServerMetrics.create(false);
-            RouteTable routes = new RouteTable(r, base.services().tokens(), metrics);
-            Bodies bodies = new Bodies(base.services().config().uploadFloor(), base.services().config().uploadWindow());
-            new XorbRoutes(base.services(), bodies, tight, metrics).register(routes);
-            routes.fallback();
-        }).build().start();
+        WebServer own = uploadRoutesOver(tight);
         List<Socket> holders = new ArrayList<>();
         List<Thread> trickles = new ArrayList<>();
         try {
             // Sixteen senders that sent 250 KiB at once, filling the budget with their buffers, then trickle 1 KB/s.
             for (int i = 0; i < BUDGET / Bodies.FIRST_BUFFER; i++) {
-                Socket holder = new Socket("127.0.0.1", own.port());
+                Socket holder = holder(own, 250 << 10);
                 holders.add(holder);
                 OutputStream out = holder.getOutputStream();
-                out.write((HEAD + write + "\r\nContent-Length: " + Bodies.FIRST_BUFFER + "\r\n\r\n")
-                        .getBytes(StandardCharsets.US_ASCII));
-                out.write(new byte[250 << 10]);
-                out.flush();
                 trickles.add(Thread.ofVirtual().start(() -> {
                     try {
                         for (int k = 0; k < 20; k++) {
