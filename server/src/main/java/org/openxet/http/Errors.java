@@ -4,6 +4,7 @@ import io.helidon.http.DirectHandler;
 import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.Status;
+import io.helidon.webserver.CloseConnectionException;
 import io.helidon.webserver.ServerConnectionException;
 import io.helidon.webserver.http.DirectHandlers;
 import io.helidon.webserver.http.ServerRequest;
@@ -111,6 +112,11 @@ public final class Errors {
      * INFO line and no answer: the connection is closed by rethrowing, which Helidon handles quietly.
      */
     public static void send(ServerRequest req, ServerResponse res, Throwable t) {
+        if (t.getClass() == CloseConnectionException.class) {
+            // A handler's Lingering.close: the answer is out and the connection is to end. (Its subclass
+            // ServerConnectionException is a client gone, handled below.)
+            throw (CloseConnectionException) t;
+        }
         String where = loggable(req.prologue().method().text() + " " + req.path().path());
         if (clientGone(t)) {
             LOG.info(where + ": the client closed the connection (" + loggable(rootMessage(t)) + ")");
@@ -149,7 +155,7 @@ public final class Errors {
         if (bodyLeft) {
             // Helidon would otherwise read the unread body as the next request on this connection (a request hidden
             // in a refused body ran), or, without Connection: close, drain all of it (a declared 10^12 bytes).
-            Lingering.close(req);
+            Lingering.close(req, "request body left unread after the answer");
         }
     }
 

@@ -32,13 +32,16 @@ final class Lingering {
     private Lingering() {
     }
 
-    /** Drains briefly, then throws the exception that makes Helidon close the connection (always). */
-    static void close(ServerRequest req) {
+    /**
+     * Drains briefly, then throws the exception that makes Helidon close the connection (always); {@code why} is its
+     * message. Thrown from a handler, it passes through {@link Errors#send} untouched.
+     */
+    static void close(ServerRequest req, String why) {
         Optional<SocketChannel> channel = ResponseChannel.of(req);
         if (channel.isPresent()) {
             drain(channel.get());
         }
-        throw new CloseConnectionException("request body left unread after the answer");
+        throw new CloseConnectionException(why);
     }
 
     private static void drain(SocketChannel ch) {

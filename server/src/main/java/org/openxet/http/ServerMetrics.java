@@ -41,6 +41,7 @@ public final class ServerMetrics {
     private final Counter xorbBytesStored;
     private final Counter shardsStored;
     private final Counter shardsPresent;
+    private final Counter shardsAbandoned;
     private final Counter fetchBytes;
     private final Counter largeAnswersCached;
     private final Counter largeAnswersRendered;
@@ -53,12 +54,14 @@ public final class ServerMetrics {
     private ServerMetrics(PrometheusMeterRegistry registry) {
         this.registry = registry;
         String xorbs = "xorb uploads by result: stored, or already present";
-        String shards = "shard uploads by result: registered, or already present";
+        String shards = "shard uploads by result: registered, already present, or abandoned (v1: the client left"
+                + " during validation)";
         xorbsStored = counter("openxet.xorbs", xorbs, "result", "stored");
         xorbsPresent = counter("openxet.xorbs", xorbs, "result", "present");
         xorbBytesStored = counter("openxet.xorb.stored.bytes", "bytes of newly stored xorbs, as uploaded");
         shardsStored = counter("openxet.shards", shards, "result", "stored");
         shardsPresent = counter("openxet.shards", shards, "result", "present");
+        shardsAbandoned = counter("openxet.shards", shards, "result", "abandoned");
         fetchBytes = counter("openxet.fetch.bytes", "xorb bytes sent to signed fetch URLs (multipart framing included)");
         String large = "reconstruction answers of 16,384 terms or more, by where their terms came from";
         largeAnswersCached = counter("openxet.large.answers", large, "terms", "cached");
@@ -128,6 +131,11 @@ public final class ServerMetrics {
     void shard(boolean stored) {
         if (registry == null) return;
         (stored ? shardsStored : shardsPresent).increment();
+    }
+
+    void shardAbandoned() {
+        if (registry == null) return;
+        shardsAbandoned.increment();
     }
 
     void fetched(long bytes) {

@@ -1,7 +1,9 @@
 package org.openxet.http;
 
 import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderValues;
 import io.helidon.http.Method;
+import io.helidon.webserver.ServerConnectionException;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import org.openxet.protocol.FormatException;
@@ -82,12 +84,57 @@ final class ShardRoutes {
 
     private void uploadV1(ServerRequest req, ServerResponse res, Grant grant) throws Exception {
         boolean inserted;
+        ClientDeparture client = ClientDeparture.of(req);
         try (Received in = receive(req)) {
             inserted = services.shards().withPermit(services.config().uploadWindow(), () -> services.shards()
-                    .register(in.shard(), in.body().data(), in.body().length(), grant.scope(), ShardRegistration.SILENT));
+                    .register(in.shard(), in.body().data(), in.body().length(), grant.scope(), stopsWhenGone(client)));
+        } catch (ClientLeft left) {
+            metrics.shardAbandoned();
+            throw new ServerConnectionException("the client left", left); // Errors: one INFO line, no answer
         }
         metrics.shard(inserted);
+        if (client.mustClose()) {
+            res.header(HeaderValues.CONNECTION_CLOSE);
+        }
         Errors.sendJson(res, 200, "{\"result\":" + (inserted ? 1 : 0) + "}");
+        if (client.mustClose()) {
+            // Helidon keeps a connection whatever its header says.
+            Lingering.close(req, "a byte of the next request was read while checking for the client");
+        }
+    }
+
+    /** Thrown by a v1 registration's listener when its client has gone: nothing is stored yet, so nothing is lost. */
+    private static final class ClientLeft extends RuntimeException {
+        ClientLeft(long done, long total) {
+            super("its validation stopped after " + done + " of " + total + " files");
+        }
+    }
+
+    /**
+     * A v1 registration's listener: validation stops at the first check that finds its client gone (every file, and
+     * every 65,536 chunks within one). Never once committing has begun: a commit under way is finished, as a v2 one is.
+     */
+    private static ShardRegistration.Listener stopsWhenGone(ClientDeparture client) {
+        return new ShardRegistration.Listener() {
+            private long done;
+            private long total;
+
+            @Override
+            public void verified(long done, long total) {
+                this.done = done;
+                this.total = total;
+                working();
+            }
+
+            @Override
+            public void working() {
+                if (client.gone()) throw new ClientLeft(done, total);
+            }
+
+            @Override
+            public void committing(String stage) {
+            }
+        };
     }
 
     /**

@@ -48,7 +48,16 @@ public final class ShardValidation {
     /** Progress callback: files checked so far out of the total. */
     public interface Progress {
         void verified(long done, long total);
+
+        /**
+         * Called every {@link #CHUNKS_PER_TICK} chunks hashed within a file (a few milliseconds of work), so that a
+         * listener can stop a validation whose client left even inside one file of millions of chunks.
+         */
+        default void working() {
+        }
     }
+
+    static final int CHUNKS_PER_TICK = 1 << 16;
 
     /**
      * Checks the shard and builds its commit. {@code layouts} must hold every referenced xorb that is stored; a missing
@@ -71,7 +80,7 @@ public final class ShardValidation {
         Map<TermRange, MerkleHash> verified = new HashMap<>();
         long done = 0;
         for (FileEntry f : shard.files()) {
-            FileRecord r = checkFile(f, layouts, verified);
+            FileRecord r = checkFile(f, layouts, verified, progress);
             files.remove(f.fileHash());
             files.put(f.fileHash(), r);
             if (!f.terms().isEmpty()) {
@@ -139,7 +148,8 @@ public final class ShardValidation {
 
     /** §6 steps 2–3: every term in bounds with the right size and verification hash; the file hash recomputed. */
     private static FileRecord checkFile(FileEntry f, Map<MerkleHash, XorbLayout> layouts,
-                                        Map<TermRange, MerkleHash> verified) throws FormatException {
+                                        Map<TermRange, MerkleHash> verified, Progress progress)
+            throws FormatException {
         String file = "file " + f.fileHash();
         List<FileTerm> terms = f.terms();
         if (!terms.isEmpty() && !f.hasVerification()) {
@@ -151,6 +161,7 @@ public final class ShardValidation {
         // The file hash is built chunk by chunk: a shard's few bytes per term can name millions of chunks (a huge
         // file, or a hostile shard repeating whole xorbs), so nothing here is sized by the chunk count.
         MerkleBuilder chunks = new MerkleBuilder();
+        int sinceTick = 0;
         long size = 0;
         for (int i = 0; i < terms.size(); i++) {
             FileTerm t = terms.get(i);
@@ -175,6 +186,10 @@ public final class ShardValidation {
             }
             for (int k = a; k < b; k++) {
                 chunks.add(c.hashes(), 32 * k, c.unpackedLength(k));
+                if (++sinceTick == CHUNKS_PER_TICK) {
+                    sinceTick = 0;
+                    progress.working();
+                }
             }
             size += unpacked;
             int xi = xorbIndex.computeIfAbsent(t.xorbHash(), h -> {
