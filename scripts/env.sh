@@ -64,6 +64,6 @@ JVM_NATIVE_ARGS=(--enable-native-access=ALL-UNNAMED "-Dopenxet.native.dir=$openx
 # are ordinary young objects instead of humongous ones (which start concurrent cycles): 2-5 ms off the reconstruction
 # gate's p99. A 128 MiB metaspace threshold, so the classes a running server still loads do not start a concurrent
 # cycle (its Remark pause, 5-7 ms, then mixed collections) at the default's ~21 MB: 3-4 collector pauses per 200 large
-# answers down to 0-1 (docs/BENCHMARKS.md). Flags in OPENXET_JAVA_OPTS come later and win (a heap under 1 GiB wants
+# answers down to 0-1 (docs/BENCHMARKS-HISTORY.md). Flags in OPENXET_JAVA_OPTS come later and win (a heap under 1 GiB wants
 # smaller regions).
 JVM_SERVER_ARGS=(-XX:G1HeapRegionSize=8m -XX:MetaspaceSize=128m)

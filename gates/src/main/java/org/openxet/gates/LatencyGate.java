@@ -43,7 +43,7 @@ final class LatencyGate {
     static int run(Args args) throws Exception {
         int samples = args.integer("samples", 200);
         // 100 per shape: with 30, C2 was still compiling the answer path through the timed answers (six interleaved
-        // pairs, docs/BENCHMARKS.md); a server answers far more than that before any steady state is worth measuring.
+        // pairs, docs/BENCHMARKS-HISTORY.md); a server answers far more than that before any steady state is worth measuring.
         int warmup = args.integer("warmup", 100);
         int stageReps = args.integer("stage-reps", 101);
         String clientKind = args.string("client", "raw");

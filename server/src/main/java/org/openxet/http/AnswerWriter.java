@@ -44,13 +44,13 @@ public final class AnswerWriter {
      * The longest single write to the response stream: 1 MiB. Fewer, larger writes cost less below us (the JDK's socket
      * and the kernel): a bare 22.9 MB transfer, sizes interleaved in one process, took p50 11.7–12.2 ms and 17–19 ms of
      * CPU in 128 KiB writes against 8.4–9.3 ms and 12–14 ms in 1 MiB writes; 512 KiB and 2 MiB were close to 1 MiB,
-     * 4 MiB worse again (docs/BENCHMARKS.md). A segment (up to about 2 MB) goes out in one or two writes.
+     * 4 MiB worse again (docs/BENCHMARKS-HISTORY.md). A segment (up to about 2 MB) goes out in one or two writes.
      */
     static final int WRITE_SLICE = 1024 * 1024;
     /**
      * The first write of a response is at most this: Helidon copies it into the buffer that carries the headers, so a
      * 1 MiB first write cost a 1 MiB copy and allocation before the first byte. Bare transfers, interleaved: first byte
-     * 0.3 ms earlier, p99 lower in five runs of six (docs/BENCHMARKS.md).
+     * 0.3 ms earlier, p99 lower in five runs of six (docs/BENCHMARKS-HISTORY.md).
      */
     static final int FIRST_WRITE = 64 * 1024;
 
