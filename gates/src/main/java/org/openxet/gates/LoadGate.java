@@ -12,13 +12,9 @@ import org.openxet.service.Services;
 import org.openxet.service.Tokens;
 import org.openxet.storage.FileRecord;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -30,8 +26,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Open-loop load on {@code GET /v2/reconstructions/{id}} against a separately started {@code openxet serve}: requests
@@ -48,7 +42,6 @@ final class LoadGate {
     static final int FILES = 200;
     static final int TERMS = 1000;
     static final double P99_LIMIT_MS = 50.0;
-    private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)");
 
     private LoadGate() {
     }
@@ -98,11 +91,11 @@ final class LoadGate {
         String token = new Tokens(Secrets.loadOrCreate(data).tokenKey())
                 .mint(ReconstructionFixtures.SCOPE, Access.READ, Duration.ofHours(6));
 
-        Process server = startServer(args, data, log, database);
+        Process server = ServerProcess.start(args, data, log, database == null ? null : database.url());
         Map<String, Object> perRate = new LinkedHashMap<>();
         RateResult last = null;
         try {
-            int port = awaitPort(server, log);
+            int port = ServerProcess.awaitPort(server, log);
             System.out.println("openxet serve (pid " + server.pid() + ") listening on 127.0.0.1:" + port);
             try (GetClient c = GetClient.open("raw", "127.0.0.1", port, token)) {
                 for (int i = 0; i < 2; i++) {
@@ -160,60 +153,6 @@ final class LoadGate {
                 "sent %,d ok %,d errors %d achieved %.1f/s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s", r.sent(), r.ok(),
                 r.errors(), r.achieved(), Stats.ms(r.ms(50)), Stats.ms(r.ms(90)), Stats.ms(r.ms(99)), Stats.ms(r.ms(99.9)),
                 Stats.ms(r.latency().getTotalCount() == 0 ? Double.NaN : r.latency().getMaxValue() / 1000.0));
-    }
-
-    /** {@code java -jar server/target/openxet.jar serve} (what ./openxet runs), on loopback and any free port. */
-    private static Process startServer(Args args, Path data, Path log, GateDatabase database) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
-                "-Dopenxet.native.dir=" + System.getProperty("openxet.native.dir", "")));
-        // ./openxet's own JVM flags (gates/run passes them), then the gate's --server-opts, which win.
-        String opts = System.getProperty("openxet.server.jvm", "") + " " + args.string("server-opts", "");
-        for (String o : opts.trim().split("\\s+")) if (!o.isEmpty()) cmd.add(o);
-        String jar = args.string("server-jar", System.getProperty("openxet.server.jar", ""));
-        if (jar.isEmpty()) {
-            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.openxet.cli.Main"));
-        } else {
-            cmd.addAll(List.of("-jar", jar));
-        }
-        cmd.addAll(List.of("serve", "--host", "127.0.0.1", "--port", "0", "--data", data.toString()));
-        System.out.println("starting: " + String.join(" ", cmd));
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        if (database != null) {
-            // As an operator sets a node up: the index in the environment, the data dir (and its keys) as prepared.
-            pb.environment().put("OPENXET_INDEX_URL", database.url());
-        }
-        pb.redirectErrorStream(true);
-        Files.writeString(log, "", StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);
-        return pb.start();
-    }
-
-    /** Reads the server's output until it says where it listens; then copies the rest (access log) to {@code log}. */
-    private static int awaitPort(Process p, Path log) throws Exception {
-        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        StringBuilder seen = new StringBuilder();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        for (String line; System.nanoTime() < deadline && (line = out.readLine()) != null; ) {
-            seen.append(line).append('\n');
-            Matcher m = LISTENING.matcher(line);
-            if (m.find()) {
-                Files.writeString(log, seen, StandardOpenOption.APPEND);
-                Thread drain = new Thread(() -> {
-                    try (var w = Files.newBufferedWriter(log, StandardOpenOption.APPEND)) {
-                        for (String l; (l = out.readLine()) != null; ) {
-                            w.write(l);
-                            w.newLine();
-                        }
-                    } catch (Exception ignored) {
-                        // the server stopped
-                    }
-                }, "server-log-drain");
-                drain.setDaemon(true);
-                drain.start();
-                return Integer.parseInt(m.group(1));
-            }
-        }
-        throw new IllegalStateException("openxet serve did not start:\n" + seen);
     }
 
     /** The load target: connections, the file pool, and the open-loop schedule. */

@@ -1,0 +1,173 @@
+package org.openxet.gates;
+
+import org.openxet.gates.ShardFixtures.RealXorb;
+import org.openxet.service.ServerConfig;
+import org.openxet.service.Services;
+import org.openxet.storage.BulkLoader;
+import org.openxet.storage.ShardCommit;
+import org.openxet.storage.XorbLayout;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+
+/**
+ * Builds a {@link RigFixture} into a data dir: the schema and keys by opening it as a server would, shard 0's real
+ * xorb and shard objects through the bucket, then every row through {@link BulkLoader}. One thread generates rows while
+ * the other writes them. A build records itself in {@code rig-fixture.json}; a data dir whose record matches is used
+ * as it is ({@code --keep}).
+ */
+final class RigBuild {
+    private static final String RECORD = "rig-fixture.json";
+
+    private RigBuild() {
+    }
+
+    /** What was built: the parameters (for reuse), the time it took and the index's size on disk. */
+    record Built(long files, long xorbs, long seed, int cold, String backend, double seconds, long indexBytes) {
+        String json() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("files", files);
+            m.put("xorbs", xorbs);
+            m.put("seed", seed);
+            m.put("cold", cold);
+            m.put("backend", backend);
+            m.put("fixture_build_s", Stats.r3(seconds));
+            m.put("index_bytes", indexBytes);
+            return Json.of(m);
+        }
+    }
+
+    /** The fixture already in {@code data}, if it was built with these parameters. */
+    static Built existing(Path data, RigFixture f, String backend) throws Exception {
+        Path record = data.resolve(RECORD);
+        if (!Files.exists(record)) return null;
+        String json = Files.readString(record);
+        String want = "\"files\":" + f.files + ",\"xorbs\":" + f.xorbs() + ",\"seed\":" + f.seed + ",\"cold\":"
+                + f.coldPerShape + ",\"backend\":\"" + backend + "\"";
+        if (!json.contains(want)) return null;
+        double seconds = Double.parseDouble(json.replaceAll(".*\"fixture_build_s\":([0-9.]+).*", "$1").strip());
+        long bytes = Long.parseLong(json.replaceAll(".*\"index_bytes\":([0-9]+).*", "$1").strip());
+        return new Built(f.files, f.xorbs(), f.seed, f.coldPerShape, backend, seconds, bytes);
+    }
+
+    static Built build(RigFixture f, Path data, String indexUrl) throws Exception {
+        long t0 = System.nanoTime();
+        Files.createDirectories(data);
+        ServerConfig config = ServerConfig.defaults(data);
+        if (indexUrl != null) {
+            config = config.withStorage(new ServerConfig.Storage(indexUrl, "", "", ServerConfig.Storage.EMBEDDED.s3Region()));
+        }
+        try (Services services = Services.open(config)) {
+            for (RealXorb x : f.realXorbs()) {
+                services.bucket().put(RigFixture.xorbKey(x.hash()), RigFixture.storedObject(x));
+            }
+            RigFixture.RealShard shard = f.realShard();
+            services.bucket().put(RigFixture.shardKey(shard.commit().shardHash()), shard.stored());
+        }
+        Progress progress = new Progress("rows", f.xorbs() + f.files + 2L * f.coldPerShape);
+        BlockingQueue<Object> rows = new ArrayBlockingQueue<>(4096);
+        Object end = new Object();
+        Thread producer = Thread.ofPlatform().name("rig-rows").start(() -> {
+            try {
+                for (long j = 0; j < f.files; j++) rows.put(new SmallXorb(j, f.smallXorb(j)));
+                for (int b = 0; b < RigFixture.BIG_XORBS; b++) rows.put(b);
+                for (long s = 0; s < f.shards(); s++) rows.put(new Shard(s, f.shard(s)));
+                rows.put(end);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try (BulkLoader loader = indexUrl == null ? BulkLoader.sqlite(data.resolve("index.sqlite"))
+                : BulkLoader.postgres(indexUrl)) {
+            long fileId = 1;
+            for (Object row; (row = rows.take()) != end; ) {
+                switch (row) {
+                    case SmallXorb x -> {
+                        loader.xorb(f.smallXorbId(x.j()), x.layout().hash(), x.layout().chunks(), x.layout().storedBytes());
+                        progress.add(1);
+                    }
+                    case Integer b -> {
+                        loader.xorb(f.bigXorbId(b), f.bigXorbs().hashes()[b], f.bigXorbs().tables()[b],
+                                f.bigXorbs().storedBytes()[b]);
+                        progress.add(1);
+                    }
+                    case Shard s -> {
+                        loader.shard(s.s() + 1, s.commit(), fileId, f::xorbId);
+                        fileId += s.commit().files().size();
+                        progress.add(s.commit().files().size());
+                    }
+                    default -> throw new IllegalStateException("row " + row);
+                }
+            }
+        } finally {
+            producer.interrupt();
+            producer.join();
+        }
+        progress.done();
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        Built built = new Built(f.files, f.xorbs(), f.seed, f.coldPerShape, indexUrl == null ? "sqlite" : "postgres",
+                seconds, indexBytes(data, indexUrl));
+        Files.writeString(data.resolve(RECORD), built.json() + "\n");
+        return built;
+    }
+
+    private record SmallXorb(long j, XorbLayout layout) {
+    }
+
+    private record Shard(long s, ShardCommit commit) {
+    }
+
+    static long indexBytes(Path data, String indexUrl) throws Exception {
+        if (indexUrl == null) {
+            long n = 0;
+            for (String name : new String[]{"index.sqlite", "index.sqlite-wal"}) {
+                Path p = data.resolve(name);
+                if (Files.exists(p)) n += Files.size(p);
+            }
+            return n;
+        }
+        try (Connection c = DriverManager.getConnection(indexUrl); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT pg_database_size(current_database())")) {
+            r.next();
+            return r.getLong(1);
+        }
+    }
+
+    /** A line every 5 s with the rate and the time left (a cron log or a terminal reads it the same). */
+    static final class Progress {
+        private final String what;
+        private final long total;
+        private final long start = System.nanoTime();
+        private long done;
+        private long lastLine = start;
+
+        Progress(String what, long total) {
+            this.what = what;
+            this.total = total;
+        }
+
+        void add(long n) {
+            done += n;
+            long now = System.nanoTime();
+            if (now - lastLine >= 5_000_000_000L) {
+                lastLine = now;
+                double s = (now - start) / 1e9;
+                double rate = done / s;
+                System.out.printf(java.util.Locale.ROOT, "  %s: %,d of %,d (%.0f%%), %,.0f/s, about %.0f s left%n",
+                        what, done, total, 100.0 * done / total, rate, (total - done) / Math.max(rate, 1));
+            }
+        }
+
+        void done() {
+            System.out.printf(java.util.Locale.ROOT, "  %s: %,d in %.1f s%n", what, done, (System.nanoTime() - start) / 1e9);
+        }
+    }
+}

@@ -1,0 +1,300 @@
+package org.openxet.gates;
+
+import org.HdrHistogram.Histogram;
+import org.openxet.gates.ReconstructionFixtures.Shape;
+import org.openxet.gates.RigFixture.FileClass;
+import org.openxet.service.Access;
+import org.openxet.service.Secrets;
+import org.openxet.service.Tokens;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The release rig, {@code gates/run rig}: §5.8 measured as users run it. A fixture of {@code --files} files and as many
+ * xorbs ({@link RigFixture}, bulk-loaded by {@link RigBuild}, kept with {@code --keep DIR}), a separately started
+ * {@code openxet serve} on it, then: the cold stage (each of the cold set's 100,000-term files asked once, none asked
+ * before, then each once more, warm), and open-loop steps of the realistic mix ({@link RigLoad}) at rising rates until
+ * p99 reaches 50 ms or errors appear. Per step: achieved rate, percentiles, errors, and the server's CPU, heap and RSS.
+ * Last line: one JSON object ({@code --out FILE} also writes it there, for {@code gates/run rig-plot}).
+ *
+ * <p>The load generator runs on the same machine as the server: its CPU is part of what a step costs.
+ */
+final class RigGate {
+    static final double P99_LIMIT_MS = 50.0;
+    private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{[^}]*})? (\\S+)$");
+
+    private RigGate() {
+    }
+
+    static int run(Args args) throws Exception {
+        long files = Long.parseLong(args.string("files", "100000"));
+        long seed = Long.parseLong(args.string("seed", "1"));
+        int cold = args.integer("cold", 50);
+        int seconds = args.integer("seconds", 20);
+        int warmupSeconds = args.integer("warmup-seconds", 10);
+        List<Integer> rates = new ArrayList<>();
+        for (String s : args.string("rates", "250,500,1000,2000,3000,4000").split(",")) rates.add(Integer.parseInt(s.trim()));
+        RigLoad.Workload workload = new RigLoad.Workload(args.number("zipf", 1.0), args.number("range-share", 0.1),
+                args.number("write-share", 0.05), args.number("v1-share", 0.0));
+        String indexUrl = args.string("index-url", "");
+        String backend = indexUrl.isEmpty() ? "sqlite" : "postgres";
+        String keep = args.string("keep", "");
+        Path data = keep.isEmpty() ? Files.createTempDirectory("openxet-rig").resolve("data") : Path.of(keep);
+        System.out.printf(Locale.ROOT, "rig: %,d files on %s in %s; rates %s, %d s each; zipf %.2f, ranges %.0f%%, writes"
+                        + " %.0f%%, v1 %.0f%%; cold set %d per shape%n", files, backend, data, rates, seconds,
+                workload.zipfExponent(), 100 * workload.rangeShare(), 100 * workload.writeShare(),
+                100 * workload.v1Share(), cold);
+
+        RigFixture fixture = new RigFixture(files, seed, cold);
+        RigBuild.Built built = RigBuild.existing(data, fixture, backend);
+        if (built == null) {
+            if (!keep.isEmpty() && Files.exists(data.resolve("index.sqlite"))) {
+                throw new IllegalStateException(data + " holds an index that is not this fixture: give another --keep");
+            }
+            System.out.println("building the fixture...");
+            built = RigBuild.build(fixture, data, indexUrl.isEmpty() ? null : indexUrl);
+            System.out.printf(Locale.ROOT, "fixture built in %.1f s; index %,d bytes%n", built.seconds(), built.indexBytes());
+        } else {
+            System.out.printf(Locale.ROOT, "fixture kept from an earlier run (built in %.1f s); index %,d bytes%n",
+                    built.seconds(), built.indexBytes());
+        }
+
+        if (args.flag("build-only")) {
+            System.out.println(built.json());
+            return 0;
+        }
+        Tokens tokens = new Tokens(Secrets.loadOrCreate(data).tokenKey());
+        Map<String, String> readTokens = new ConcurrentHashMap<>();
+        String writeToken = tokens.mint("rig/writes", Access.WRITE, Duration.ofHours(12));
+        Path log = data.resolveSibling("rig-server.log");
+        Process server = ServerProcess.start(args, data, log, indexUrl.isEmpty() ? null : indexUrl);
+        Map<String, Object> json = new LinkedHashMap<>();
+        Map<String, Object> perRate = new LinkedHashMap<>();
+        Map<String, Object> histogram = new LinkedHashMap<>();
+        Integer saturation = null;
+        try {
+            int port = ServerProcess.awaitPort(server, log);
+            System.out.println("openxet serve (pid " + server.pid() + ") on 127.0.0.1:" + port + ", log " + log);
+            RigLoad load = new RigLoad(fixture, port,
+                    scope -> readTokens.computeIfAbsent(scope, s -> tokens.mint(s, Access.READ, Duration.ofHours(12))),
+                    writeToken, workload, args.integer("max-in-flight", 1024));
+            Map<String, Double> before = scrape(port);
+
+            if (warmupSeconds > 0) {
+                RigLoad.Step w = load.run(rates.get(0), warmupSeconds);
+                System.out.printf("warm-up   %5d/s: %s%n", rates.get(0), line(w));
+            }
+            warmLargeAnswers(load, fixture);
+            json.put("cold", coldStage(load, fixture, cold));
+            int histogramRate = args.integer("histogram-rate", 1000);
+            for (int rate : rates) {
+                Thread.sleep(2000); // let the previous step's stragglers and GC settle
+                long cpu0 = cpuTicks(server.pid());
+                long t0 = System.nanoTime();
+                RigLoad.Step step = load.run(rate, seconds);
+                double cpuSeconds = (cpuTicks(server.pid()) - cpu0) / 100.0;
+                double wall = (System.nanoTime() - t0) / 1e9;
+                Map<String, Double> m = scrape(port);
+                System.out.printf(Locale.ROOT, "rate      %5d/s: %s; server CPU %.2f cores, heap %.0f MB, RSS %.0f MB%n",
+                        rate, line(step), cpuSeconds / wall, heap(m) / 1e6, rssBytes(server.pid()) / 1e6);
+                Map<String, Object> r = new LinkedHashMap<>();
+                r.put("achieved_rps", Stats.r3(step.achieved()));
+                r.put("p50_ms", Stats.r3(step.ms(50)));
+                r.put("p90_ms", Stats.r3(step.ms(90)));
+                r.put("p99_ms", Stats.r3(step.ms(99)));
+                r.put("p999_ms", Stats.r3(step.ms(99.9)));
+                r.put("max_ms", Stats.r3(step.maxMs()));
+                r.put("errors", step.errors());
+                r.put("sent", step.sent());
+                r.put("writes", step.writes().getTotalCount());
+                r.put("write_p99_ms", Stats.r3(step.writes().getTotalCount() == 0 ? Double.NaN
+                        : step.writes().getValueAtPercentile(99) / 1000.0));
+                Map<String, Object> classes = new LinkedHashMap<>();
+                step.readsByClass().forEach((c, n) -> classes.put(c.name().toLowerCase(Locale.ROOT), n));
+                r.put("reads_by_class", classes);
+                r.put("server_cpu_cores", Stats.r3(cpuSeconds / wall));
+                r.put("server_heap_bytes", (long) heap(m));
+                r.put("server_rss_bytes", rssBytes(server.pid()));
+                perRate.put(Integer.toString(rate), r);
+                if (rate == histogramRate) histogram = percentiles(step.reads());
+                boolean good = step.errors() == 0 && step.ms(99) < P99_LIMIT_MS && step.achieved() >= 0.97 * rate;
+                if (good) saturation = rate;
+                if (!good) {
+                    System.out.println("stopping: p99 reached " + P99_LIMIT_MS + " ms, errors appeared or the rate was"
+                            + " not achieved");
+                    break;
+                }
+            }
+            json.put("caches", caches(before, scrape(port)));
+            json.put("server_rss_bytes", rssBytes(server.pid()));
+        } finally {
+            server.destroy();
+            if (!server.waitFor(30, TimeUnit.SECONDS)) server.destroyForcibly().waitFor();
+            if (keep.isEmpty()) Files2.deleteTree(data.getParent());
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("files", files);
+        out.put("xorbs", fixture.xorbs());
+        out.put("backend", backend);
+        out.put("rates", perRate);
+        out.put("saturation_rps", saturation);
+        out.putAll(json);
+        out.put("fixture_build_s", Stats.r3(built.seconds()));
+        out.put("index_bytes", built.indexBytes());
+        out.put("histogram_rate", args.integer("histogram-rate", 1000));
+        out.put("histogram", histogram);
+        out.put("workload", Map.of("zipf", workload.zipfExponent(), "range_share", workload.rangeShare(),
+                "write_share", workload.writeShare(), "v1_share", workload.v1Share(), "seconds", seconds));
+        Machine.describe(out);
+        String line = Json.of(out);
+        String outFile = args.string("out", "");
+        if (!outFile.isEmpty()) Files.writeString(Path.of(outFile), line + "\n");
+        System.out.println("saturation (highest rate with p99 < 50 ms, no errors): "
+                + (saturation == null ? "none" : saturation + " req/s"));
+        System.out.println(line);
+        return saturation != null && saturation >= 1000 ? 0 : 1;
+    }
+
+    /**
+     * The large-answer code warmed on the population's own largest files (the mix asks for them too rarely to warm
+     * it in seconds), so the cold stage measures answers no cache has seen on a server whose JIT has: a restarted
+     * node's first seconds are another issue's measurement.
+     */
+    private static void warmLargeAnswers(RigLoad load, RigFixture f) {
+        List<Long> large = new ArrayList<>();
+        for (long i = RigFixture.FILES_PER_SHARD; i < f.files && large.size() < 8; i++) {
+            if (f.fileClass(i) == FileClass.K100 || f.fileClass(i) == FileClass.K10) large.add(i);
+        }
+        for (int pass = 0; pass < 20 && !large.isEmpty(); pass++) {
+            for (long i : large) load.read(i, false, null);
+        }
+        System.out.println("large answers warmed on " + large.size() + " population files of 10,000 or 100,000 terms");
+    }
+
+    /**
+     * Each cold-set 100,000-term file once (answers no cache has seen: the workload never asks for these), then each
+     * once more (warm), one request at a time.
+     */
+    private static Map<String, Object> coldStage(RigLoad load, RigFixture f, int k) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (Shape shape : Shape.values()) {
+            double[] first = new double[k];
+            double[] again = new double[k];
+            for (int pass = 0; pass < 2; pass++) {
+                for (int i = 0; i < k; i++) {
+                    long t0 = System.nanoTime();
+                    if (!load.read(f.coldFile(shape, i), false, null)) {
+                        throw new IllegalStateException("cold file " + i + " (" + shape.label() + ") was not answered 200");
+                    }
+                    (pass == 0 ? first : again)[i] = (System.nanoTime() - t0) / 1e6;
+                }
+            }
+            System.out.printf(Locale.ROOT, "cold %-8s 100k-term full answers, %d files: first p50 %s p99 %s; again p50 %s"
+                            + " p99 %s%n", shape.label(), k, Stats.ms(Stats.percentile(first, 50)),
+                    Stats.ms(Stats.percentile(first, 99)), Stats.ms(Stats.percentile(again, 50)),
+                    Stats.ms(Stats.percentile(again, 99)));
+            out.put(shape.label() + "_full_p50_ms", Stats.r3(Stats.percentile(first, 50)));
+            out.put(shape.label() + "_full_p99_ms", Stats.r3(Stats.percentile(first, 99)));
+            out.put(shape.label() + "_warm_p50_ms", Stats.r3(Stats.percentile(again, 50)));
+            out.put(shape.label() + "_warm_p99_ms", Stats.r3(Stats.percentile(again, 99)));
+        }
+        out.put("n", k);
+        return out;
+    }
+
+    private static String line(RigLoad.Step s) {
+        return String.format(Locale.ROOT, "sent %,d errors %d achieved %.1f/s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s"
+                        + "  (writes %d, p99 %s)", s.sent(), s.errors(), s.achieved(), Stats.ms(s.ms(50)),
+                Stats.ms(s.ms(90)), Stats.ms(s.ms(99)), Stats.ms(s.ms(99.9)), Stats.ms(s.maxMs()),
+                s.writes().getTotalCount(), Stats.ms(s.writes().getTotalCount() == 0 ? Double.NaN
+                        : s.writes().getValueAtPercentile(99) / 1000.0));
+    }
+
+    /** The latency distribution as {percentile: ms} at fixed points, for the histogram plot. */
+    private static Map<String, Object> percentiles(Histogram h) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (double p : new double[]{1, 5, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.99, 100}) {
+            out.put(Double.toString(p), Stats.r3(h.getValueAtPercentile(p) / 1000.0));
+        }
+        return out;
+    }
+
+    /** The server's /metrics samples, names with labels as keys. */
+    static Map<String, Double> scrape(int port) throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + port + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
+        Map<String, Double> out = new LinkedHashMap<>();
+        for (String line : r.body().split("\n")) {
+            Matcher m = SAMPLE.matcher(line);
+            if (!line.startsWith("#") && m.matches()) {
+                out.put(m.group(1) + (m.group(2) == null ? "" : m.group(2)), Double.parseDouble(m.group(3)));
+            }
+        }
+        return out;
+    }
+
+    private static double heap(Map<String, Double> m) {
+        double heap = 0;
+        for (Map.Entry<String, Double> e : m.entrySet()) {
+            if (e.getKey().startsWith("jvm_memory_used_bytes{area=\"heap\"")) heap += e.getValue();
+        }
+        return heap;
+    }
+
+    /** What the server's own counters say its caches answered over the run: kept against rendered. */
+    private static Map<String, Object> caches(Map<String, Double> before, Map<String, Double> after) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (String[] meter : new String[][]{{"openxet_large_answers_total", "terms"}, {"openxet_large_answer_urls_total", "urls"}}) {
+            double kept = delta(before, after, meter[0] + "{" + meter[1] + "=\"cached\"}");
+            double made = delta(before, after, meter[0] + "{" + meter[1] + "=\"" + (meter[1].equals("terms") ? "rendered" : "signed") + "\"}");
+            out.put(meter[0].replace("openxet_", "").replace("_total", "") + "_kept_share",
+                    kept + made == 0 ? null : Stats.r3(kept / (kept + made)));
+            out.put(meter[0].replace("openxet_", "").replace("_total", "") + "_count", (long) (kept + made));
+        }
+        return out;
+    }
+
+    private static double delta(Map<String, Double> before, Map<String, Double> after, String key) {
+        return after.getOrDefault(key, 0.0) - before.getOrDefault(key, 0.0);
+    }
+
+    /** utime + stime of a process in clock ticks (USER_HZ, 100 on Linux). */
+    static long cpuTicks(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+        } catch (Exception e) {
+            return 0; // not Linux
+        }
+    }
+
+    static long rssBytes(long pid) {
+        try {
+            for (String l : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+                if (l.startsWith("VmRSS:")) {
+                    return 1024 * Long.parseLong(Arrays.stream(l.substring(6).trim().split("\\s+")).findFirst().orElse("0"));
+                }
+            }
+        } catch (Exception ignored) {
+            // not Linux
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,187 @@
+package org.openxet.gates;
+
+import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
+import org.apache.commons.rng.UniformRandomProvider;
+import org.apache.commons.rng.sampling.distribution.DiscreteSampler;
+import org.apache.commons.rng.sampling.distribution.RejectionInversionZipfSampler;
+import org.apache.commons.rng.simple.RandomSource;
+import org.openxet.gates.RigFixture.FileClass;
+import org.openxet.gates.ShardFixtures.RealXorb;
+import org.openxet.gates.ShardFixtures.Term;
+import org.openxet.protocol.MerkleHash;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
+
+/**
+ * The rig's open-loop load: requests leave on a fixed schedule (one every {@code 1/rate} s, each on its own virtual
+ * thread) and each latency runs from its intended send time to the last byte of its answer (no coordinated omission).
+ * A request is, by the workload's shares: a write (a new small file's xorb and then its shard, timed together), or a
+ * reconstruction of a file drawn by Zipf popularity over every file, v2 unless the v1 share says otherwise, whole or
+ * (the range share) a random range.
+ */
+final class RigLoad {
+    /** The workload: every share a flag of the rig, with its default there. */
+    record Workload(double zipfExponent, double rangeShare, double writeShare, double v1Share) {
+    }
+
+    /** One rate step's outcome: reads and writes apart, and the reads by class of file. */
+    record Step(int rate, long sent, long errors, double achieved, Histogram reads, Histogram writes,
+                Map<FileClass, Long> readsByClass) {
+        double ms(double percentile) {
+            return reads.getTotalCount() == 0 ? Double.NaN : reads.getValueAtPercentile(percentile) / 1000.0;
+        }
+
+        double maxMs() {
+            return reads.getTotalCount() == 0 ? Double.NaN : reads.getMaxValue() / 1000.0;
+        }
+    }
+
+    private final RigFixture fixture;
+    private final int port;
+    private final Function<String, String> readToken;
+    private final String writeToken;
+    private final Workload workload;
+    private final Semaphore inFlight;
+    private final ConcurrentLinkedDeque<RawHttp> idle = new ConcurrentLinkedDeque<>();
+    private final DiscreteSampler zipf; // used by the scheduling thread only: samplers are not thread-safe
+    private final SplittableRandom random = new SplittableRandom(11);
+    private final AtomicLong writes = new AtomicLong();
+
+    RigLoad(RigFixture fixture, int port, Function<String, String> readToken, String writeToken, Workload workload,
+            int maxInFlight) {
+        this.fixture = fixture;
+        this.port = port;
+        this.readToken = readToken;
+        this.writeToken = writeToken;
+        this.workload = workload;
+        this.inFlight = new Semaphore(maxInFlight);
+        UniformRandomProvider rng = RandomSource.XO_RO_SHI_RO_128_PP.create(17L);
+        this.zipf = RejectionInversionZipfSampler.of(rng, (int) Math.min(Integer.MAX_VALUE, fixture.files),
+                workload.zipfExponent());
+    }
+
+    /** {@code rate} requests a second for {@code seconds}, then waits (at most 120 s) for the last answers. */
+    Step run(int rate, int seconds) throws InterruptedException {
+        ConcurrentHistogram reads = new ConcurrentHistogram(TimeUnit.SECONDS.toMicros(300), 3);
+        ConcurrentHistogram writeLatency = new ConcurrentHistogram(TimeUnit.SECONDS.toMicros(300), 3);
+        AtomicLong errors = new AtomicLong();
+        AtomicLong ok = new AtomicLong();
+        AtomicLong lastDone = new AtomicLong();
+        AtomicLongArray byClass = new AtomicLongArray(FileClass.values().length);
+        long n = (long) rate * seconds;
+        List<Thread> threads = new ArrayList<>((int) n);
+        long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
+        for (long i = 0; i < n; i++) {
+            long intended = start + i * 1_000_000_000L / rate;
+            for (long d; (d = intended - System.nanoTime()) > 0; ) {
+                LockSupport.parkNanos(d);
+            }
+            Runnable op;
+            if (random.nextDouble() < workload.writeShare()) {
+                long w = writes.incrementAndGet();
+                op = () -> record(write(w), intended, writeLatency, ok, errors, lastDone);
+            } else {
+                long file = fixture.fileOfRank(zipf.sample() - 1);
+                FileClass c = fixture.fileClass(file);
+                byClass.incrementAndGet(c.ordinal());
+                boolean v1 = random.nextDouble() < workload.v1Share();
+                String range = random.nextDouble() < workload.rangeShare() ? "range" : null;
+                long rangeSeed = random.nextLong();
+                op = () -> record(read(file, v1, range == null ? null : rangeSeed), intended, reads, ok, errors, lastDone);
+            }
+            threads.add(Thread.ofVirtual().start(op));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        long unfinished = 0;
+        for (Thread t : threads) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || !t.join(Duration.ofNanos(Math.max(1, left)))) unfinished++;
+        }
+        double elapsed = (Math.max(lastDone.get(), start + 1) - start) / 1e9;
+        Map<FileClass, Long> classes = new EnumMap<>(FileClass.class);
+        for (FileClass c : FileClass.values()) classes.put(c, byClass.get(c.ordinal()));
+        return new Step(rate, n, errors.get() + unfinished, ok.get() / elapsed, reads, writeLatency, classes);
+    }
+
+    private static void record(boolean good, long intended, ConcurrentHistogram into, AtomicLong ok, AtomicLong errors,
+                               AtomicLong lastDone) {
+        long now = System.nanoTime();
+        if (good) {
+            into.recordValue(Math.max(0, (now - intended) / 1000));
+            ok.incrementAndGet();
+        } else {
+            errors.incrementAndGet();
+        }
+        lastDone.accumulateAndGet(now, Math::max);
+    }
+
+    /** One reconstruction; {@code rangeSeed} non-null asks for a random range of the file. */
+    boolean read(long file, boolean v1, Long rangeSeed) {
+        MerkleHash id = fixture.fileHash(file);
+        String path = (v1 ? "/v1/reconstructions/" : "/v2/reconstructions/") + id.hex();
+        String range = rangeSeed == null ? null : LatencyGate.randomRange(new SplittableRandom(rangeSeed),
+                fixture.file(file).size());
+        byte[] request = RawHttp.get("127.0.0.1", port, path, readToken.apply(fixture.scopeOf(file)), range);
+        return exchange(request, null) == 200; // a ranged reconstruction is a 200 too
+    }
+
+    /** A new small file's xorb (16 chunks of 1–8 KiB) and then its shard, as a client uploads one. */
+    boolean write(long w) {
+        RealXorb x = ShardFixtures.xorb(new SplittableRandom(0x3217EL ^ w * 0x9E3779B97F4A7C15L), RigFixture.SMALL_CHUNKS,
+                1024, 8 * 1024);
+        byte[] shard = ShardFixtures.shard(List.of(new Term(x, 0, x.chunks())), List.of(x));
+        int xorb = exchange(RawHttp.post("127.0.0.1", port, "/v1/xorbs/default/" + x.hash().hex(), writeToken,
+                x.body().length), x.body());
+        return xorb == 200 && exchange(RawHttp.post("127.0.0.1", port, "/v1/shards", writeToken, shard.length), shard) == 200;
+    }
+
+    /** One exchange on a pooled connection; the status, or -1 on a transport failure. */
+    private int exchange(byte[] head, byte[] body) {
+        try {
+            inFlight.acquire();
+        } catch (InterruptedException e) {
+            return -1;
+        }
+        RawHttp c = idle.pollFirst();
+        boolean pooled = c != null;
+        try {
+            if (c == null) c = new RawHttp("127.0.0.1", port);
+            RawHttp.Response r;
+            try {
+                r = c.exchange(head, body, null);
+            } catch (IOException stale) {
+                if (!pooled) throw stale;
+                // A kept-alive connection the server closed while it sat in this pool (idle.timeout): sent again on a
+                // new one, as every HTTP client's pool does (RFC 9112 §9.3.1).
+                c.close();
+                c = new RawHttp("127.0.0.1", port);
+                r = c.exchange(head, body, null);
+            }
+            if (c.isOpen()) {
+                idle.addFirst(c);
+            } else {
+                c.close();
+            }
+            return r.status();
+        } catch (Exception e) {
+            if (c != null) c.close();
+            return -1;
+        } finally {
+            inFlight.release();
+        }
+    }
+}

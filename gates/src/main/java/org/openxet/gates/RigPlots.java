@@ -1,0 +1,92 @@
+package org.openxet.gates;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.jfree.chart.ChartFactory;
+import org.jfree.chart.ChartUtils;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.LogarithmicAxis;
+import org.jfree.chart.plot.PlotOrientation;
+import org.jfree.chart.plot.ValueMarker;
+import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
+import org.jfree.data.xy.XYSeries;
+import org.jfree.data.xy.XYSeriesCollection;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * {@code gates/run rig-plot --in a.json,b.json,... --out DIR}: the rig's plots from the JSON lines its runs wrote with
+ * {@code --out}, drawn with JFreeChart: {@code rig-p99.png}, p99 against offered rate with one line per index size
+ * and backend (the 50 ms target marked), and {@code rig-histogram.png}, each run's latency distribution at its
+ * histogram rate (1,000 req/s by default), percentile against milliseconds.
+ */
+final class RigPlots {
+    private RigPlots() {
+    }
+
+    static int run(Args args) throws Exception {
+        System.setProperty("java.awt.headless", "true"); // no display on a server or in CI
+        String[] inputs = args.string("in", "").split(",");
+        Path out = Path.of(args.string("out", "."));
+        Files.createDirectories(out);
+        ObjectMapper json = new ObjectMapper();
+        XYSeriesCollection p99 = new XYSeriesCollection();
+        XYSeriesCollection hist = new XYSeriesCollection();
+        for (String in : inputs) {
+            if (in.isBlank()) continue;
+            JsonNode run = json.readTree(Files.readString(Path.of(in.trim())));
+            String label = String.format(Locale.ROOT, "%s files, %s", size(run.get("files").asLong()),
+                    run.get("backend").asText());
+            XYSeries rates = new XYSeries(label);
+            for (Iterator<Map.Entry<String, JsonNode>> it = run.get("rates").fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                rates.add(Double.parseDouble(e.getKey()), e.getValue().get("p99_ms").asDouble());
+            }
+            p99.addSeries(rates);
+            XYSeries h = new XYSeries(label + " at " + run.get("histogram_rate").asInt() + " req/s");
+            for (Iterator<Map.Entry<String, JsonNode>> it = run.get("histogram").fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                h.add(Math.max(0.001, e.getValue().asDouble()), Double.parseDouble(e.getKey()));
+            }
+            if (h.getItemCount() > 0) hist.addSeries(h);
+        }
+        JFreeChart a = ChartFactory.createXYLineChart("Reconstruction p99 against offered rate (open loop)",
+                "offered rate (requests/s)", "p99 latency (ms)", p99, PlotOrientation.VERTICAL, true, false, false);
+        style(a);
+        ValueMarker target = new ValueMarker(RigGate.P99_LIMIT_MS, Color.RED, new BasicStroke(1.5f));
+        target.setLabel("§5.8 target: 50 ms");
+        a.getXYPlot().addRangeMarker(target);
+        ChartUtils.saveChartAsPNG(out.resolve("rig-p99.png").toFile(), a, 900, 540);
+
+        JFreeChart b = ChartFactory.createXYLineChart("Reconstruction latency distribution", "latency (ms, log scale)",
+                "percentile", hist, PlotOrientation.VERTICAL, true, false, false);
+        style(b);
+        LogarithmicAxis ms = new LogarithmicAxis("latency (ms, log scale)");
+        ms.setAllowNegativesFlag(false);
+        b.getXYPlot().setDomainAxis(ms);
+        ChartUtils.saveChartAsPNG(out.resolve("rig-histogram.png").toFile(), b, 900, 540);
+        System.out.println("wrote " + out.resolve("rig-p99.png") + " and " + out.resolve("rig-histogram.png"));
+        return 0;
+    }
+
+    private static void style(JFreeChart chart) {
+        XYPlot plot = chart.getXYPlot();
+        plot.setBackgroundPaint(Color.WHITE);
+        plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
+        plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
+        XYLineAndShapeRenderer r = new XYLineAndShapeRenderer(true, true);
+        plot.setRenderer(r);
+    }
+
+    private static String size(long files) {
+        int exp = (int) Math.round(Math.log10(files));
+        return Math.pow(10, exp) == files ? "10^" + exp : String.format(Locale.ROOT, "%,d", files);
+    }
+}

@@ -1,0 +1,75 @@
+package org.openxet.gates;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** A separately started {@code openxet serve} for the load gate and the rig: its command line, and its port. */
+final class ServerProcess {
+    private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)");
+
+    private ServerProcess() {
+    }
+
+    /** {@code java -jar server/target/openxet.jar serve} (what ./openxet runs), on loopback and any free port. */
+    static Process start(Args args, Path data, Path log, String indexUrl) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
+                "-Dopenxet.native.dir=" + System.getProperty("openxet.native.dir", "")));
+        // ./openxet's own JVM flags (gates/run passes them), then the gate's --server-opts, which win.
+        String opts = System.getProperty("openxet.server.jvm", "") + " " + args.string("server-opts", "");
+        for (String o : opts.trim().split("\\s+")) if (!o.isEmpty()) cmd.add(o);
+        String jar = args.string("server-jar", System.getProperty("openxet.server.jar", ""));
+        if (jar.isEmpty()) {
+            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.openxet.cli.Main"));
+        } else {
+            cmd.addAll(List.of("-jar", jar));
+        }
+        cmd.addAll(List.of("serve", "--host", "127.0.0.1", "--port", "0", "--data", data.toString()));
+        System.out.println("starting: " + String.join(" ", cmd));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        if (indexUrl != null) {
+            // As an operator sets a node up: the index in the environment, the data dir (and its keys) as prepared.
+            pb.environment().put("OPENXET_INDEX_URL", indexUrl);
+        }
+        pb.redirectErrorStream(true);
+        Files.writeString(log, "", StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);
+        return pb.start();
+    }
+
+    /** Reads the server's output until it says where it listens; then copies the rest (access log) to {@code log}. */
+    static int awaitPort(Process p, Path log) throws Exception {
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        StringBuilder seen = new StringBuilder();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        for (String line; System.nanoTime() < deadline && (line = out.readLine()) != null; ) {
+            seen.append(line).append('\n');
+            Matcher m = LISTENING.matcher(line);
+            if (m.find()) {
+                Files.writeString(log, seen, StandardOpenOption.APPEND);
+                Thread drain = new Thread(() -> {
+                    try (var w = Files.newBufferedWriter(log, StandardOpenOption.APPEND)) {
+                        for (String l; (l = out.readLine()) != null; ) {
+                            w.write(l);
+                            w.newLine();
+                        }
+                    } catch (Exception ignored) {
+                        // the server stopped
+                    }
+                }, "server-log-drain");
+                drain.setDaemon(true);
+                drain.start();
+                return Integer.parseInt(m.group(1));
+            }
+        }
+        throw new IllegalStateException("openxet serve did not start:\n" + seen);
+    }
+}
