@@ -126,6 +126,16 @@ final class RigFixture {
         return FileClass.SMALL;
     }
 
+    /** The population's files of 10,000 or 100,000 terms (not the cold set), in index order. */
+    long[] largeFiles() {
+        java.util.stream.LongStream.Builder out = java.util.stream.LongStream.builder();
+        for (long i = FILES_PER_SHARD; i < files; i++) {
+            FileClass c = fileClass(i);
+            if (c == FileClass.K10 || c == FileClass.K100) out.add(i);
+        }
+        return out.build().toArray();
+    }
+
     Shape shape(long i) {
         return (mix(i) & 1) == 0 ? Shape.UNMERGED : Shape.MERGED;
     }

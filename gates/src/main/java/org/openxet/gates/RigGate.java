@@ -2,7 +2,6 @@ package org.openxet.gates;
 
 import org.HdrHistogram.Histogram;
 import org.openxet.gates.ReconstructionFixtures.Shape;
-import org.openxet.gates.RigFixture.FileClass;
 import org.openxet.service.Access;
 import org.openxet.service.Secrets;
 import org.openxet.service.Tokens;
@@ -51,15 +50,15 @@ final class RigGate {
         List<Integer> rates = new ArrayList<>();
         for (String s : args.string("rates", "250,500,1000,2000,3000,4000").split(",")) rates.add(Integer.parseInt(s.trim()));
         RigLoad.Workload workload = new RigLoad.Workload(args.number("zipf", 1.0), args.number("range-share", 0.1),
-                args.number("write-share", 0.05), args.number("v1-share", 0.0));
+                args.number("write-share", 0.05), args.number("v1-share", 0.0), args.number("large-share", 0.001));
         String indexUrl = args.string("index-url", "");
         String backend = indexUrl.isEmpty() ? "sqlite" : "postgres";
         String keep = args.string("keep", "");
         Path data = keep.isEmpty() ? Files.createTempDirectory("openxet-rig").resolve("data") : Path.of(keep);
         System.out.printf(Locale.ROOT, "rig: %,d files on %s in %s; rates %s, %d s each; zipf %.2f, ranges %.0f%%, writes"
-                        + " %.0f%%, v1 %.0f%%; cold set %d per shape%n", files, backend, data, rates, seconds,
-                workload.zipfExponent(), 100 * workload.rangeShare(), 100 * workload.writeShare(),
-                100 * workload.v1Share(), cold);
+                        + " %.0f%%, v1 %.0f%%, large files %.2f%%; cold set %d per shape%n", files, backend, data, rates,
+                seconds, workload.zipfExponent(), 100 * workload.rangeShare(), 100 * workload.writeShare(),
+                100 * workload.v1Share(), 100 * workload.largeShare(), cold);
 
         RigFixture fixture = new RigFixture(files, seed, cold);
         RigBuild.Built built = RigBuild.existing(data, fixture, backend);
@@ -159,8 +158,14 @@ final class RigGate {
         out.put("index_bytes", built.indexBytes());
         out.put("histogram_rate", args.integer("histogram-rate", 1000));
         out.put("histogram", histogram);
-        out.put("workload", Map.of("zipf", workload.zipfExponent(), "range_share", workload.rangeShare(),
-                "write_share", workload.writeShare(), "v1_share", workload.v1Share(), "seconds", seconds));
+        Map<String, Object> mix = new LinkedHashMap<>();
+        mix.put("zipf", workload.zipfExponent());
+        mix.put("range_share", workload.rangeShare());
+        mix.put("write_share", workload.writeShare());
+        mix.put("v1_share", workload.v1Share());
+        mix.put("large_share", workload.largeShare());
+        mix.put("seconds", seconds);
+        out.put("workload", mix);
         Machine.describe(out);
         String line = Json.of(out);
         String outFile = args.string("out", "");
@@ -177,14 +182,11 @@ final class RigGate {
      * node's first seconds are another issue's measurement.
      */
     private static void warmLargeAnswers(RigLoad load, RigFixture f) {
-        List<Long> large = new ArrayList<>();
-        for (long i = RigFixture.FILES_PER_SHARD; i < f.files && large.size() < 8; i++) {
-            if (f.fileClass(i) == FileClass.K100 || f.fileClass(i) == FileClass.K10) large.add(i);
-        }
-        for (int pass = 0; pass < 20 && !large.isEmpty(); pass++) {
+        long[] large = Arrays.copyOf(load.largeFiles(), Math.min(8, load.largeFiles().length));
+        for (int pass = 0; pass < 20; pass++) {
             for (long i : large) load.read(i, false, null);
         }
-        System.out.println("large answers warmed on " + large.size() + " population files of 10,000 or 100,000 terms");
+        System.out.println("large answers warmed on " + large.length + " population files of 10,000 or 100,000 terms");
     }
 
     /**

@@ -30,12 +30,12 @@ import java.util.function.Function;
  * The rig's open-loop load: requests leave on a fixed schedule (one every {@code 1/rate} s, each on its own virtual
  * thread) and each latency runs from its intended send time to the last byte of its answer (no coordinated omission).
  * A request is, by the workload's shares: a write (a new small file's xorb and then its shard, timed together), or a
- * reconstruction of a file drawn by Zipf popularity over every file, v2 unless the v1 share says otherwise, whole or
- * (the range share) a random range.
+ * reconstruction of a file drawn by Zipf popularity over every file (or, for the large share, over the files of
+ * 10,000 terms or more alone), v2 unless the v1 share says otherwise, whole or (the range share) a random range.
  */
 final class RigLoad {
     /** The workload: every share a flag of the rig, with its default there. */
-    record Workload(double zipfExponent, double rangeShare, double writeShare, double v1Share) {
+    record Workload(double zipfExponent, double rangeShare, double writeShare, double v1Share, double largeShare) {
     }
 
     /** One rate step's outcome: reads and writes apart, and the reads by class of file. */
@@ -58,6 +58,9 @@ final class RigLoad {
     private final Semaphore inFlight;
     private final ConcurrentLinkedDeque<RawHttp> idle = new ConcurrentLinkedDeque<>();
     private final DiscreteSampler zipf; // used by the scheduling thread only: samplers are not thread-safe
+    /** The population's 10,000- and 100,000-term files, in index order, and a Zipf draw over them. */
+    private final long[] large;
+    private final DiscreteSampler largeZipf;
     private final SplittableRandom random = new SplittableRandom(11);
     private final AtomicLong writes = new AtomicLong();
 
@@ -72,6 +75,13 @@ final class RigLoad {
         UniformRandomProvider rng = RandomSource.XO_RO_SHI_RO_128_PP.create(17L);
         this.zipf = RejectionInversionZipfSampler.of(rng, (int) Math.min(Integer.MAX_VALUE, fixture.files),
                 workload.zipfExponent());
+        this.large = fixture.largeFiles();
+        this.largeZipf = large.length == 0 ? null : RejectionInversionZipfSampler.of(rng, large.length,
+                workload.zipfExponent());
+    }
+
+    long[] largeFiles() {
+        return large;
     }
 
     /** {@code rate} requests a second for {@code seconds}, then waits (at most 120 s) for the last answers. */
@@ -95,7 +105,9 @@ final class RigLoad {
                 long w = writes.incrementAndGet();
                 op = () -> record(write(w), intended, writeLatency, ok, errors, lastDone);
             } else {
-                long file = fixture.fileOfRank(zipf.sample() - 1);
+                // Most reads draw from every file by popularity; the large share, from the large files alone.
+                long file = largeZipf != null && random.nextDouble() < workload.largeShare()
+                        ? large[largeZipf.sample() - 1] : fixture.fileOfRank(zipf.sample() - 1);
                 FileClass c = fixture.fileClass(file);
                 byClass.incrementAndGet(c.ordinal());
                 boolean v1 = random.nextDouble() < workload.v1Share();
