@@ -24,8 +24,9 @@ import java.util.Map;
 /**
  * {@code gates/run rig-plot --in a.json,b.json,... --out DIR}: the rig's plots from the JSON lines its runs wrote with
  * {@code --out}, drawn with JFreeChart: {@code rig-p99.png}, p99 against offered rate with one line per index size
- * and backend (the 50 ms target marked), and {@code rig-histogram.png}, each run's latency distribution at its
- * histogram rate (1,000 req/s by default), percentile against milliseconds.
+ * and backend (the median over the runs given for it; the 50 ms target marked), and {@code rig-histogram.png}, the
+ * latency distribution at the histogram rate (1,000 req/s by default) of the first run of each, percentile against
+ * milliseconds. The p99 axis is logarithmic: saturation is hundreds of milliseconds, the target 50.
  */
 final class RigPlots {
     private RigPlots() {
@@ -37,31 +38,46 @@ final class RigPlots {
         Path out = Path.of(args.string("out", "."));
         Files.createDirectories(out);
         ObjectMapper json = new ObjectMapper();
-        XYSeriesCollection p99 = new XYSeriesCollection();
+        // Runs of the same index size and backend make one line: per offered rate, the median of their p99s.
+        Map<String, java.util.TreeMap<Double, java.util.List<Double>>> byLabel = new java.util.LinkedHashMap<>();
         XYSeriesCollection hist = new XYSeriesCollection();
         for (String in : inputs) {
             if (in.isBlank()) continue;
             JsonNode run = json.readTree(Files.readString(Path.of(in.trim())));
             String label = String.format(Locale.ROOT, "%s files, %s", size(run.get("files").asLong()),
                     run.get("backend").asText());
-            XYSeries rates = new XYSeries(label);
+            var rates = byLabel.computeIfAbsent(label, k -> new java.util.TreeMap<>());
             for (Iterator<Map.Entry<String, JsonNode>> it = run.get("rates").fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
-                rates.add(Double.parseDouble(e.getKey()), e.getValue().get("p99_ms").asDouble());
+                rates.computeIfAbsent(Double.parseDouble(e.getKey()), k -> new java.util.ArrayList<>())
+                        .add(e.getValue().get("p99_ms").asDouble());
             }
-            p99.addSeries(rates);
-            XYSeries h = new XYSeries(label + " at " + run.get("histogram_rate").asInt() + " req/s");
-            for (Iterator<Map.Entry<String, JsonNode>> it = run.get("histogram").fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
-                h.add(Math.max(0.001, e.getValue().asDouble()), Double.parseDouble(e.getKey()));
+            String histLabel = label + " at " + run.get("histogram_rate").asInt() + " req/s";
+            if (hist.getSeriesIndex(histLabel) < 0 && run.get("histogram").size() > 0) {
+                XYSeries h = new XYSeries(histLabel);
+                for (Iterator<Map.Entry<String, JsonNode>> it = run.get("histogram").fields(); it.hasNext(); ) {
+                    Map.Entry<String, JsonNode> e = it.next();
+                    h.add(Math.max(0.001, e.getValue().asDouble()), Double.parseDouble(e.getKey()));
+                }
+                hist.addSeries(h);
             }
-            if (h.getItemCount() > 0) hist.addSeries(h);
         }
+        XYSeriesCollection p99 = new XYSeriesCollection();
+        byLabel.forEach((label, rates) -> {
+            XYSeries line = new XYSeries(label);
+            rates.forEach((rate, values) -> line.add(rate.doubleValue(), median(values)));
+            p99.addSeries(line);
+        });
         JFreeChart a = ChartFactory.createXYLineChart("Reconstruction p99 against offered rate (open loop)",
                 "offered rate (requests/s)", "p99 latency (ms)", p99, PlotOrientation.VERTICAL, true, false, false);
         style(a);
+        LogarithmicAxis p99Axis = new LogarithmicAxis("p99 latency (ms, log scale)");
+        p99Axis.setAllowNegativesFlag(false);
+        a.getXYPlot().setRangeAxis(p99Axis);
         ValueMarker target = new ValueMarker(RigGate.P99_LIMIT_MS, Color.RED, new BasicStroke(1.5f));
         target.setLabel("§5.8 target: 50 ms");
+        target.setLabelAnchor(org.jfree.chart.ui.RectangleAnchor.TOP_RIGHT);
+        target.setLabelTextAnchor(org.jfree.chart.ui.TextAnchor.BOTTOM_RIGHT);
         a.getXYPlot().addRangeMarker(target);
         ChartUtils.saveChartAsPNG(out.resolve("rig-p99.png").toFile(), a, 900, 540);
 
@@ -74,6 +90,11 @@ final class RigPlots {
         ChartUtils.saveChartAsPNG(out.resolve("rig-histogram.png").toFile(), b, 900, 540);
         System.out.println("wrote " + out.resolve("rig-p99.png") + " and " + out.resolve("rig-histogram.png"));
         return 0;
+    }
+
+    private static double median(java.util.List<Double> values) {
+        double[] v = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
     }
 
     private static void style(JFreeChart chart) {
