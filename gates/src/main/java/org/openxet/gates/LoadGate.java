@@ -12,7 +12,6 @@ import org.openxet.service.Services;
 import org.openxet.service.Tokens;
 import org.openxet.storage.FileRecord;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,8 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -162,8 +159,7 @@ final class LoadGate {
         private final List<MerkleHash> ids;
         private final List<Long> sizes;
         private final double rangeShare;
-        private final Semaphore inFlight;
-        private final ConcurrentLinkedDeque<RawHttp> idle = new ConcurrentLinkedDeque<>();
+        private final ConnectionPool connections;
         private final SplittableRandom random = new SplittableRandom(11);
 
         Target(int port, String token, List<MerkleHash> ids, List<Long> sizes, double rangeShare, int maxInFlight) {
@@ -172,7 +168,7 @@ final class LoadGate {
             this.ids = ids;
             this.sizes = sizes;
             this.rangeShare = rangeShare;
-            this.inFlight = new Semaphore(maxInFlight);
+            this.connections = new ConnectionPool(port, maxInFlight);
         }
 
         RateResult run(int rate, int seconds) throws InterruptedException {
@@ -214,40 +210,7 @@ final class LoadGate {
         }
 
         private boolean send(byte[] request) {
-            try {
-                inFlight.acquire();
-            } catch (InterruptedException e) {
-                return false;
-            }
-            RawHttp c = idle.pollFirst();
-            boolean pooled = c != null;
-            try {
-                if (c == null) c = new RawHttp("127.0.0.1", port);
-                RawHttp.Response r;
-                try {
-                    r = c.exchange(request, null);
-                } catch (IOException stale) {
-                    if (!pooled) throw stale;
-                    // A kept-alive connection the server closed while it sat unused in this pool (idle.timeout): a
-                    // GET is sent again on a new one, as every HTTP client's pool does (RFC 9112 §9.3.1). The pool is
-                    // last-in first-out, so its oldest connections idle through the whole run until a higher rate
-                    // reaches for them.
-                    c.close();
-                    c = new RawHttp("127.0.0.1", port);
-                    r = c.exchange(request, null);
-                }
-                if (c.isOpen()) {
-                    idle.addFirst(c);
-                } else {
-                    c.close();
-                }
-                return r.status() == 200;
-            } catch (Exception e) {
-                if (c != null) c.close();
-                return false;
-            } finally {
-                inFlight.release();
-            }
+            return connections.exchange(request, null) == 200;
         }
     }
 }

@@ -11,15 +11,12 @@ import org.openxet.gates.ShardFixtures.RealXorb;
 import org.openxet.gates.ShardFixtures.Term;
 import org.openxet.protocol.MerkleHash;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -55,8 +52,7 @@ final class RigLoad {
     private final Function<String, String> readToken;
     private final String writeToken;
     private final Workload workload;
-    private final Semaphore inFlight;
-    private final ConcurrentLinkedDeque<RawHttp> idle = new ConcurrentLinkedDeque<>();
+    private final ConnectionPool connections;
     private final DiscreteSampler zipf; // used by the scheduling thread only: samplers are not thread-safe
     /** The population's 10,000- and 100,000-term files, in index order, and a Zipf draw over them. */
     private final long[] large;
@@ -71,7 +67,7 @@ final class RigLoad {
         this.readToken = readToken;
         this.writeToken = writeToken;
         this.workload = workload;
-        this.inFlight = new Semaphore(maxInFlight);
+        this.connections = new ConnectionPool(port, maxInFlight);
         UniformRandomProvider rng = RandomSource.XO_RO_SHI_RO_128_PP.create(17L);
         this.zipf = RejectionInversionZipfSampler.of(rng, (int) Math.min(Integer.MAX_VALUE, fixture.files),
                 workload.zipfExponent());
@@ -148,7 +144,7 @@ final class RigLoad {
         String range = rangeSeed == null ? null : LatencyGate.randomRange(new SplittableRandom(rangeSeed),
                 fixture.file(file).size());
         byte[] request = RawHttp.get("127.0.0.1", port, path, readToken.apply(fixture.scopeOf(file)), range);
-        return exchange(request, null) == 200; // a ranged reconstruction is a 200 too
+        return connections.exchange(request, null) == 200; // a ranged reconstruction is a 200 too
     }
 
     /** A new small file's xorb (16 chunks of 1–8 KiB) and then its shard, as a client uploads one. */
@@ -156,44 +152,9 @@ final class RigLoad {
         RealXorb x = ShardFixtures.xorb(new SplittableRandom(0x3217EL ^ w * 0x9E3779B97F4A7C15L), RigFixture.SMALL_CHUNKS,
                 1024, 8 * 1024);
         byte[] shard = ShardFixtures.shard(List.of(new Term(x, 0, x.chunks())), List.of(x));
-        int xorb = exchange(RawHttp.post("127.0.0.1", port, "/v1/xorbs/default/" + x.hash().hex(), writeToken,
+        int xorb = connections.exchange(RawHttp.post("127.0.0.1", port, "/v1/xorbs/default/" + x.hash().hex(), writeToken,
                 x.body().length), x.body());
-        return xorb == 200 && exchange(RawHttp.post("127.0.0.1", port, "/v1/shards", writeToken, shard.length), shard) == 200;
-    }
-
-    /** One exchange on a pooled connection; the status, or -1 on a transport failure. */
-    private int exchange(byte[] head, byte[] body) {
-        try {
-            inFlight.acquire();
-        } catch (InterruptedException e) {
-            return -1;
-        }
-        RawHttp c = idle.pollFirst();
-        boolean pooled = c != null;
-        try {
-            if (c == null) c = new RawHttp("127.0.0.1", port);
-            RawHttp.Response r;
-            try {
-                r = c.exchange(head, body, null);
-            } catch (IOException stale) {
-                if (!pooled) throw stale;
-                // A kept-alive connection the server closed while it sat in this pool (idle.timeout): sent again on a
-                // new one, as every HTTP client's pool does (RFC 9112 §9.3.1).
-                c.close();
-                c = new RawHttp("127.0.0.1", port);
-                r = c.exchange(head, body, null);
-            }
-            if (c.isOpen()) {
-                idle.addFirst(c);
-            } else {
-                c.close();
-            }
-            return r.status();
-        } catch (Exception e) {
-            if (c != null) c.close();
-            return -1;
-        } finally {
-            inFlight.release();
-        }
+        return xorb == 200 && connections.exchange(RawHttp.post("127.0.0.1", port, "/v1/shards", writeToken,
+                shard.length), shard) == 200;
     }
 }
