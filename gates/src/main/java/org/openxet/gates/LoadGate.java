@@ -21,8 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Open-loop load on {@code GET /v2/reconstructions/{id}} against a separately started {@code openxet serve}: requests
@@ -45,7 +43,7 @@ final class LoadGate {
 
     record RateResult(int rate, long sent, long ok, long errors, double achieved, Histogram latency) {
         double ms(double percentile) {
-            return latency.getTotalCount() == 0 ? Double.NaN : latency.getValueAtPercentile(percentile) / 1000.0;
+            return OpenLoop.ms(latency, percentile);
         }
     }
 
@@ -110,16 +108,8 @@ final class LoadGate {
                 Thread.sleep(2000); // let the previous rate's stragglers and GC settle
                 RateResult res = target.run(rate, seconds);
                 System.out.printf("rate      %5d/s: %s%n", rate, line(res));
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("achieved_rps", Stats.r3(res.achieved()));
-                m.put("p50_ms", Stats.r3(res.ms(50)));
-                m.put("p90_ms", Stats.r3(res.ms(90)));
-                m.put("p99_ms", Stats.r3(res.ms(99)));
-                m.put("p999_ms", Stats.r3(res.ms(99.9)));
-                m.put("max_ms", Stats.r3(res.latency().getTotalCount() == 0 ? Double.NaN : res.latency().getMaxValue() / 1000.0));
-                m.put("errors", res.errors());
-                m.put("sent", res.sent());
-                perRate.put(Integer.toString(rate), m);
+                perRate.put(Integer.toString(rate), OpenLoop.figures(
+                        new OpenLoop.Outcome(res.sent(), res.ok(), res.errors(), res.achieved()), res.latency()));
                 last = res;
             }
         } finally {
@@ -149,7 +139,7 @@ final class LoadGate {
         return String.format(java.util.Locale.ROOT,
                 "sent %,d ok %,d errors %d achieved %.1f/s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s", r.sent(), r.ok(),
                 r.errors(), r.achieved(), Stats.ms(r.ms(50)), Stats.ms(r.ms(90)), Stats.ms(r.ms(99)), Stats.ms(r.ms(99.9)),
-                Stats.ms(r.latency().getTotalCount() == 0 ? Double.NaN : r.latency().getMaxValue() / 1000.0));
+                Stats.ms(OpenLoop.maxMs(r.latency())));
     }
 
     /** The load target: connections, the file pool, and the open-loop schedule. */
@@ -172,41 +162,14 @@ final class LoadGate {
         }
 
         RateResult run(int rate, int seconds) throws InterruptedException {
-            ConcurrentHistogram latency = new ConcurrentHistogram(TimeUnit.SECONDS.toMicros(300), 3);
-            AtomicLong ok = new AtomicLong();
-            AtomicLong errors = new AtomicLong();
-            AtomicLong lastDone = new AtomicLong();
-            long n = (long) rate * seconds;
-            List<Thread> threads = new ArrayList<>((int) n);
-            long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
-            for (long i = 0; i < n; i++) {
-                long intended = start + i * 1_000_000_000L / rate;
-                for (long d; (d = intended - System.nanoTime()) > 0; ) {
-                    LockSupport.parkNanos(d);
-                }
+            ConcurrentHistogram latency = OpenLoop.histogram();
+            OpenLoop.Outcome o = OpenLoop.run(rate, seconds, () -> {
                 int file = random.nextInt(ids.size());
                 String range = random.nextDouble() < rangeShare ? LatencyGate.randomRange(random, sizes.get(file)) : null;
                 byte[] request = RawHttp.get("127.0.0.1", port, LatencyGate.path(ids.get(file)), token, range);
-                threads.add(Thread.ofVirtual().start(() -> {
-                    boolean good = send(request);
-                    long now = System.nanoTime();
-                    if (good) {
-                        latency.recordValue(Math.max(0, (now - intended) / 1000));
-                        ok.incrementAndGet();
-                    } else {
-                        errors.incrementAndGet();
-                    }
-                    lastDone.accumulateAndGet(now, Math::max);
-                }));
-            }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            long unfinished = 0;
-            for (Thread t : threads) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0 || !t.join(Duration.ofNanos(Math.max(1, left)))) unfinished++;
-            }
-            double elapsed = (Math.max(lastDone.get(), start + 1) - start) / 1e9;
-            return new RateResult(rate, n, ok.get(), errors.get() + unfinished, ok.get() / elapsed, latency);
+                return new OpenLoop.Request(() -> send(request), latency);
+            });
+            return new RateResult(rate, o.sent(), o.ok(), o.errors(), o.achieved(), latency);
         }
 
         private boolean send(byte[] request) {

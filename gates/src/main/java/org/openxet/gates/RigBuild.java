@@ -1,8 +1,12 @@
 package org.openxet.gates;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.openxet.gates.ShardFixtures.RealXorb;
 import org.openxet.service.ServerConfig;
 import org.openxet.service.Services;
+import org.openxet.service.ShardRegistration;
+import org.openxet.service.XorbIngest;
 import org.openxet.storage.BulkLoader;
 import org.openxet.storage.ShardCommit;
 import org.openxet.storage.XorbLayout;
@@ -49,13 +53,12 @@ final class RigBuild {
     static Built existing(Path data, RigFixture f, String backend) throws Exception {
         Path record = data.resolve(RECORD);
         if (!Files.exists(record)) return null;
-        String json = Files.readString(record);
-        String want = "\"files\":" + f.files + ",\"xorbs\":" + f.xorbs() + ",\"seed\":" + f.seed + ",\"cold\":"
-                + f.coldPerShape + ",\"backend\":\"" + backend + "\"";
-        if (!json.contains(want)) return null;
-        double seconds = Double.parseDouble(json.replaceAll(".*\"fixture_build_s\":([0-9.]+).*", "$1").strip());
-        long bytes = Long.parseLong(json.replaceAll(".*\"index_bytes\":([0-9]+).*", "$1").strip());
-        return new Built(f.files, f.xorbs(), f.seed, f.coldPerShape, backend, seconds, bytes);
+        JsonNode built = new ObjectMapper().readTree(Files.readString(record));
+        boolean same = built.path("files").asLong() == f.files && built.path("xorbs").asLong() == f.xorbs()
+                && built.path("seed").asLong() == f.seed && built.path("cold").asInt() == f.coldPerShape
+                && built.path("backend").asText().equals(backend);
+        return same ? new Built(f.files, f.xorbs(), f.seed, f.coldPerShape, backend,
+                built.path("fixture_build_s").asDouble(), built.path("index_bytes").asLong()) : null;
     }
 
     static Built build(RigFixture f, Path data, String indexUrl) throws Exception {
@@ -67,10 +70,10 @@ final class RigBuild {
         }
         try (Services services = Services.open(config)) {
             for (RealXorb x : f.realXorbs()) {
-                services.bucket().put(RigFixture.xorbKey(x.hash()), RigFixture.storedObject(x));
+                services.bucket().put(XorbIngest.key(x.hash()), RigFixture.storedObject(x));
             }
             RigFixture.RealShard shard = f.realShard();
-            services.bucket().put(RigFixture.shardKey(shard.commit().shardHash()), shard.stored());
+            services.bucket().put(ShardRegistration.key(shard.commit().shardHash()), shard.stored());
         }
         Progress progress = new Progress("rows", f.xorbs() + f.files + 2L * f.coldPerShape);
         BlockingQueue<Object> rows = new ArrayBlockingQueue<>(4096);

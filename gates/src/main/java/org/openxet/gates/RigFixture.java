@@ -14,9 +14,7 @@ import org.openxet.protocol.xorb.ChunkTable;
 import org.openxet.protocol.xorb.ValidatedXorb;
 import org.openxet.protocol.xorb.XorbFormat;
 import org.openxet.protocol.xorb.XorbValidator;
-import org.openxet.service.ShardRegistration;
 import org.openxet.service.ShardValidation;
-import org.openxet.service.XorbIngest;
 import org.openxet.storage.FileRecord;
 import org.openxet.storage.ShardCommit;
 import org.openxet.storage.XorbLayout;
@@ -76,9 +74,10 @@ final class RigFixture {
     /** Xorb ids of the big xorbs and shard 0's real ones by hash; synthetic small ones are found by their prefix. */
     private final Map<MerkleHash, Long> listedIds = new HashMap<>();
     private final long multiplier;
-    private List<XorbLayout> realLayouts;
-    /** Shard 0's real xorbs ({@code [0, FILES_PER_SHARD + SMALL_CHUNKS)}), built once. */
-    private List<RealXorb> real;
+    /** Shard 0's real xorbs ({@code [0, FILES_PER_SHARD + SMALL_CHUNKS)}), their layouts, and shard 0 itself. */
+    private final List<RealXorb> real;
+    private final List<XorbLayout> realLayouts;
+    private final RealShard realShard;
 
     RigFixture(long files, long seed, int coldPerShape) {
         if (files < 2L * FILES_PER_SHARD) {
@@ -92,6 +91,15 @@ final class RigFixture {
         while (gcd(a, files) != 1) a++;
         this.multiplier = a;
         for (int b = 0; b < BIG_XORBS; b++) listedIds.put(big.hashes()[b], bigXorbId(b));
+        // Built at once (a second or two): every rig run and build needs them, and they are read from many threads.
+        this.real = buildRealXorbs();
+        this.realLayouts = new ArrayList<>();
+        for (int j = 0; j < real.size(); j++) {
+            ValidatedXorb v = validated(real.get(j));
+            realLayouts.add(new XorbLayout(real.get(j).hash(), v.chunks(), v.storedSize()));
+            listedIds.put(real.get(j).hash(), smallXorbId(j));
+        }
+        this.realShard = buildRealShard();
     }
 
     long shards() {
@@ -181,7 +189,7 @@ final class RigFixture {
     /** Small xorb {@code j}'s hash, chunk table and stored size (real for shard 0's xorbs). */
     XorbLayout smallXorb(long j) {
         if (j < realXorbCount()) {
-            return realLayouts().get((int) j);
+            return realLayouts.get((int) j);
         }
         int[] sizes = smallChunkSizes(j);
         byte[] hashes = new byte[32 * SMALL_CHUNKS];
@@ -217,29 +225,16 @@ final class RigFixture {
     }
 
     /** Shard 0's xorbs as upload bodies: chunks of the same 1–8 KiB sizes, random bytes, stored uncompressed. */
-    synchronized List<RealXorb> realXorbs() {
-        if (real == null) {
-            List<RealXorb> xs = new ArrayList<>();
-            for (int j = 0; j < realXorbCount(); j++) {
-                xs.add(ShardFixtures.xorb(new SplittableRandom(seed ^ 0x5EA1L ^ mix(j)), SMALL_CHUNKS, 1024, 8 * 1024));
-            }
-            real = xs;
-        }
+    List<RealXorb> realXorbs() {
         return real;
     }
 
-    private synchronized List<XorbLayout> realLayouts() {
-        if (realLayouts == null) {
-            List<XorbLayout> ls = new ArrayList<>();
-            for (int j = 0; j < realXorbCount(); j++) {
-                RealXorb x = realXorbs().get(j);
-                ValidatedXorb v = validated(x);
-                ls.add(new XorbLayout(x.hash(), v.chunks(), v.storedSize()));
-                listedIds.put(x.hash(), smallXorbId(j));
-            }
-            realLayouts = ls;
+    private List<RealXorb> buildRealXorbs() {
+        List<RealXorb> xs = new ArrayList<>();
+        for (int j = 0; j < realXorbCount(); j++) {
+            xs.add(ShardFixtures.xorb(new SplittableRandom(seed ^ 0x5EA1L ^ mix(j)), SMALL_CHUNKS, 1024, 8 * 1024));
         }
-        return realLayouts;
+        return xs;
     }
 
     static ValidatedXorb validated(RealXorb x) {
@@ -259,10 +254,6 @@ final class RigFixture {
         System.arraycopy(x.body(), 0, out, 0, records);
         System.arraycopy(footer, 0, out, records, footer.length);
         return out;
-    }
-
-    static String xorbKey(MerkleHash h) {
-        return XorbIngest.key(h);
     }
 
     // ---- small files ----
@@ -321,38 +312,33 @@ final class RigFixture {
     record RealShard(byte[] body, ShardCommit commit, byte[] stored) {
     }
 
-    private RealShard realShard;
-
     /** Shard 0 as a client uploads it, and the commit {@link ShardValidation} makes of it against its real xorbs. */
-    synchronized RealShard realShard() {
-        if (realShard == null) {
-            List<RealXorb> xs = realXorbs();
-            List<List<Term>> fileTerms = new ArrayList<>();
-            for (long i = 0; i < FILES_PER_SHARD; i++) {
-                List<Term> terms = new ArrayList<>();
-                for (SmallTerm t : smallTerms(i)) terms.add(new Term(xs.get((int) t.xorb()), t.from(), t.to()));
-                fileTerms.add(terms);
-            }
-            byte[] body = ShardWriter.write(new Shard(org.openxet.protocol.shard.ShardHeader.withoutFooter(),
-                    fileTerms.stream().map(ShardFixtures::file).toList(),
-                    xs.subList(0, FILES_PER_SHARD).stream().map(ShardFixtures::block).toList(), null));
-            try {
-                Shard shard = ShardParser.parse(body, 0, body.length);
-                Map<MerkleHash, XorbLayout> layouts = new HashMap<>();
-                for (XorbLayout l : realLayouts()) layouts.put(l.hash(), l);
-                byte[] stored = ShardWriter.writeStored(shard, System.currentTimeMillis() / 1000, -1L);
-                ShardCommit commit = ShardValidation.validate(shard, layouts, XetHashes.chunkHash(body, 0, body.length),
-                        scopeOf(0), stored.length, (d, n) -> { });
-                realShard = new RealShard(body, commit, stored);
-            } catch (FormatException e) {
-                throw new IllegalStateException("the rig's real shard does not validate", e);
-            }
-        }
+    RealShard realShard() {
         return realShard;
     }
 
-    static String shardKey(MerkleHash h) {
-        return ShardRegistration.key(h);
+    private RealShard buildRealShard() {
+        List<RealXorb> xs = real;
+        List<List<Term>> fileTerms = new ArrayList<>();
+        for (long i = 0; i < FILES_PER_SHARD; i++) {
+            List<Term> terms = new ArrayList<>();
+            for (SmallTerm t : smallTerms(i)) terms.add(new Term(xs.get((int) t.xorb()), t.from(), t.to()));
+            fileTerms.add(terms);
+        }
+        byte[] body = ShardWriter.write(new Shard(org.openxet.protocol.shard.ShardHeader.withoutFooter(),
+                fileTerms.stream().map(ShardFixtures::file).toList(),
+                xs.subList(0, FILES_PER_SHARD).stream().map(ShardFixtures::block).toList(), null));
+        try {
+            Shard shard = ShardParser.parse(body, 0, body.length);
+            Map<MerkleHash, XorbLayout> layouts = new HashMap<>();
+            for (XorbLayout l : realLayouts) layouts.put(l.hash(), l);
+            byte[] stored = ShardWriter.writeStored(shard, System.currentTimeMillis() / 1000, -1L);
+            ShardCommit commit = ShardValidation.validate(shard, layouts, XetHashes.chunkHash(body, 0, body.length),
+                    scopeOf(0), stored.length, (d, n) -> { });
+            return new RealShard(body, commit, stored);
+        } catch (FormatException e) {
+            throw new IllegalStateException("the rig's real shard does not validate", e);
+        }
     }
 
     /** Shard {@code s}'s commit: real for shard 0, else built as ShardValidation builds one. */
@@ -403,7 +389,6 @@ final class RigFixture {
 
     /** Xorb ids by hash for the loader: small xorbs by their ordered prefix, big ones by lookup. */
     long xorbId(MerkleHash h) {
-        realLayouts();
         Long known = listedIds.get(h);
         if (known != null) return known;
         long prefix = Long.reverseBytes(h.word0());

@@ -112,15 +112,7 @@ final class RigGate {
                 Map<String, Double> m = scrape(port);
                 System.out.printf(Locale.ROOT, "rate      %5d/s: %s; server CPU %.2f cores, heap %.0f MB, RSS %.0f MB%n",
                         rate, line(step), cpuSeconds / wall, heap(m) / 1e6, rssBytes(server.pid()) / 1e6);
-                Map<String, Object> r = new LinkedHashMap<>();
-                r.put("achieved_rps", Stats.r3(step.achieved()));
-                r.put("p50_ms", Stats.r3(step.ms(50)));
-                r.put("p90_ms", Stats.r3(step.ms(90)));
-                r.put("p99_ms", Stats.r3(step.ms(99)));
-                r.put("p999_ms", Stats.r3(step.ms(99.9)));
-                r.put("max_ms", Stats.r3(step.maxMs()));
-                r.put("errors", step.errors());
-                r.put("sent", step.sent());
+                Map<String, Object> r = OpenLoop.figures(step.outcome(), step.reads());
                 r.put("writes", step.writes().getTotalCount());
                 r.put("write_p99_ms", Stats.r3(step.writes().getTotalCount() == 0 ? Double.NaN
                         : step.writes().getValueAtPercentile(99) / 1000.0));

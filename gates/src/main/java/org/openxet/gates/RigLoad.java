@@ -11,21 +11,16 @@ import org.openxet.gates.ShardFixtures.RealXorb;
 import org.openxet.gates.ShardFixtures.Term;
 import org.openxet.protocol.MerkleHash;
 
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 /**
- * The rig's open-loop load: requests leave on a fixed schedule (one every {@code 1/rate} s, each on its own virtual
- * thread) and each latency runs from its intended send time to the last byte of its answer (no coordinated omission).
+ * The rig's open-loop load ({@link OpenLoop}: a fixed schedule, latency from each request's intended send time).
  * A request is, by the workload's shares: a write (a new small file's xorb and then its shard, timed together), or a
  * reconstruction of a file drawn by Zipf popularity over every file (or, for the large share, over the files of
  * 10,000 terms or more alone), v2 unless the v1 share says otherwise, whole or (the range share) a random range.
@@ -36,14 +31,25 @@ final class RigLoad {
     }
 
     /** One rate step's outcome: reads and writes apart, and the reads by class of file. */
-    record Step(int rate, long sent, long errors, double achieved, Histogram reads, Histogram writes,
-                Map<FileClass, Long> readsByClass) {
+    record Step(int rate, OpenLoop.Outcome outcome, Histogram reads, Histogram writes, Map<FileClass, Long> readsByClass) {
+        long sent() {
+            return outcome.sent();
+        }
+
+        long errors() {
+            return outcome.errors();
+        }
+
+        double achieved() {
+            return outcome.achieved();
+        }
+
         double ms(double percentile) {
-            return reads.getTotalCount() == 0 ? Double.NaN : reads.getValueAtPercentile(percentile) / 1000.0;
+            return OpenLoop.ms(reads, percentile);
         }
 
         double maxMs() {
-            return reads.getTotalCount() == 0 ? Double.NaN : reads.getMaxValue() / 1000.0;
+            return OpenLoop.maxMs(reads);
         }
     }
 
@@ -80,61 +86,28 @@ final class RigLoad {
         return large;
     }
 
-    /** {@code rate} requests a second for {@code seconds}, then waits (at most 120 s) for the last answers. */
+    /** {@code rate} requests a second for {@code seconds}, then a wait for the last answers. */
     Step run(int rate, int seconds) throws InterruptedException {
-        ConcurrentHistogram reads = new ConcurrentHistogram(TimeUnit.SECONDS.toMicros(300), 3);
-        ConcurrentHistogram writeLatency = new ConcurrentHistogram(TimeUnit.SECONDS.toMicros(300), 3);
-        AtomicLong errors = new AtomicLong();
-        AtomicLong ok = new AtomicLong();
-        AtomicLong lastDone = new AtomicLong();
+        ConcurrentHistogram reads = OpenLoop.histogram();
+        ConcurrentHistogram writeLatency = OpenLoop.histogram();
         AtomicLongArray byClass = new AtomicLongArray(FileClass.values().length);
-        long n = (long) rate * seconds;
-        List<Thread> threads = new ArrayList<>((int) n);
-        long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
-        for (long i = 0; i < n; i++) {
-            long intended = start + i * 1_000_000_000L / rate;
-            for (long d; (d = intended - System.nanoTime()) > 0; ) {
-                LockSupport.parkNanos(d);
-            }
-            Runnable op;
+        OpenLoop.Outcome o = OpenLoop.run(rate, seconds, () -> {
             if (random.nextDouble() < workload.writeShare()) {
                 long w = writes.incrementAndGet();
-                op = () -> record(write(w), intended, writeLatency, ok, errors, lastDone);
-            } else {
-                // Most reads draw from every file by popularity; the large share, from the large files alone.
-                long file = largeZipf != null && random.nextDouble() < workload.largeShare()
-                        ? large[largeZipf.sample() - 1] : fixture.fileOfRank(zipf.sample() - 1);
-                FileClass c = fixture.fileClass(file);
-                byClass.incrementAndGet(c.ordinal());
-                boolean v1 = random.nextDouble() < workload.v1Share();
-                String range = random.nextDouble() < workload.rangeShare() ? "range" : null;
-                long rangeSeed = random.nextLong();
-                op = () -> record(read(file, v1, range == null ? null : rangeSeed), intended, reads, ok, errors, lastDone);
+                return new OpenLoop.Request(() -> write(w), writeLatency);
             }
-            threads.add(Thread.ofVirtual().start(op));
-        }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        long unfinished = 0;
-        for (Thread t : threads) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0 || !t.join(Duration.ofNanos(Math.max(1, left)))) unfinished++;
-        }
-        double elapsed = (Math.max(lastDone.get(), start + 1) - start) / 1e9;
+            // Most reads draw from every file by popularity; the large share, from the large files alone.
+            long file = largeZipf != null && random.nextDouble() < workload.largeShare()
+                    ? large[largeZipf.sample() - 1] : fixture.fileOfRank(zipf.sample() - 1);
+            byClass.incrementAndGet(fixture.fileClass(file).ordinal());
+            boolean v1 = random.nextDouble() < workload.v1Share();
+            boolean ranged = random.nextDouble() < workload.rangeShare();
+            long rangeSeed = random.nextLong();
+            return new OpenLoop.Request(() -> read(file, v1, ranged ? rangeSeed : null), reads);
+        });
         Map<FileClass, Long> classes = new EnumMap<>(FileClass.class);
         for (FileClass c : FileClass.values()) classes.put(c, byClass.get(c.ordinal()));
-        return new Step(rate, n, errors.get() + unfinished, ok.get() / elapsed, reads, writeLatency, classes);
-    }
-
-    private static void record(boolean good, long intended, ConcurrentHistogram into, AtomicLong ok, AtomicLong errors,
-                               AtomicLong lastDone) {
-        long now = System.nanoTime();
-        if (good) {
-            into.recordValue(Math.max(0, (now - intended) / 1000));
-            ok.incrementAndGet();
-        } else {
-            errors.incrementAndGet();
-        }
-        lastDone.accumulateAndGet(now, Math::max);
+        return new Step(rate, o, reads, writeLatency, classes);
     }
 
     /** One reconstruction; {@code rangeSeed} non-null asks for a random range of the file. */
