@@ -30,15 +30,20 @@ import net.jpountz.xxhash.XXHashFactory;
  * object per chunk.
  *
  * <p><b>Limitation:</b> lz4-java's block decoder cannot see earlier output, so in a linked-block frame only the
- * first block can be decoded; a later compressed block that may refer back is refused with a
- * {@link FormatException}. Stored blocks need no history and are always accepted. The liblz4 decoder has no such
- * limit. Frames with a dictionary id are decoded without a dictionary (nothing here knows one); a block that refers
- * into it fails as malformed, as it does with liblz4.
+ * blocks that decode on their own are accepted; a later compressed block that refers back is refused with a
+ * {@link FormatException} ({@link #LINKED_BLOCK_REFUSED}). Stored blocks need no history and are always accepted.
+ * The liblz4 decoder has no such limit. Frames with a dictionary id are decoded without a dictionary (nothing here
+ * knows one); a block that refers into it fails as malformed, as it does with liblz4.
  */
 final class JavaLz4FrameDecoder implements Lz4FrameDecoder {
+    /** The refusal of a later block in a linked frame that does not decode on its own (the limitation above). */
+    static final String LINKED_BLOCK_REFUSED = "LZ4 block malformed, or in a frame of linked blocks refers to an"
+            + " earlier block's output, which the lz4-java fallback cannot supply";
     private final LZ4SafeDecompressor blocks;
     private final XXHash32 xxhash;
     private final String backend;
+    /** Where a block is decoded when the output has less than a whole block's room left; grows to fit. */
+    private byte[] scratch = new byte[0];
 
     JavaLz4FrameDecoder(LZ4Factory factory) {
         this.blocks = factory.safeDecompressor();
@@ -128,18 +133,8 @@ final class JavaLz4FrameDecoder implements Lz4FrameDecoder {
                 System.arraycopy(src, p, dst, out, size);
                 out += size;
             } else {
-                if (linked && out > dstOffset) {
-                    throw new FormatException("LZ4 frame with linked blocks: a compressed block after the first"
-                            + " needs the previous output, which the lz4-java fallback cannot supply");
-                }
-                int room = Math.min(blockMax, dstEnd - out);
-                try {
-                    out += blocks.decompress(src, p, size, dst, out, room);
-                } catch (LZ4Exception e) {
-                    throw new FormatException(room < blockMax
-                            ? "LZ4 block malformed or decoding to more than the expected " + expectedLength + " bytes"
-                            : "LZ4 block malformed", e);
-                }
+                out += decodeBlock(src, p, size, dst, out, dstEnd - out, blockMax, linked && out > dstOffset,
+                        expectedLength);
             }
             p += size + blockChecksumSize;
         }
@@ -159,6 +154,37 @@ final class JavaLz4FrameDecoder implements Lz4FrameDecoder {
         if (out != dstEnd) {
             throw new FormatException("LZ4 frame decodes to " + (out - dstOffset) + " bytes, expected "
                     + expectedLength);
+        }
+    }
+
+    /**
+     * Decodes one compressed block with room for a whole block, as liblz4's frame decoder does (into a buffer of its
+     * own when the output has less room left). The block decoder's end-of-output rules then never apply to a block
+     * that fits; decoding straight into the remaining room would apply them, and refuse what liblz4 accepts (a fuzz
+     * finding: the block {@code 03}, a last sequence of no literals, once the output is full). Room for 64 bytes
+     * more than the output has left is as good as a whole block: those rules look at most 12 bytes from the end.
+     */
+    private int decodeBlock(byte[] src, int p, int size, byte[] dst, int out, int room, int blockMax,
+                            boolean mayReferBack, int expectedLength) throws FormatException {
+        try {
+            if (room >= blockMax) {
+                return blocks.decompress(src, p, size, dst, out, blockMax);
+            }
+            int capacity = Math.min(blockMax, room + 64);
+            if (scratch.length < capacity) {
+                scratch = new byte[capacity];
+            }
+            int n = blocks.decompress(src, p, size, scratch, 0, capacity);
+            if (n > room) {
+                throw tooLong(expectedLength);
+            }
+            System.arraycopy(scratch, 0, dst, out, n);
+            return n;
+        } catch (LZ4Exception e) {
+            throw new FormatException(mayReferBack ? LINKED_BLOCK_REFUSED
+                    : room < blockMax ? "LZ4 block malformed or decoding to more than the expected " + expectedLength
+                            + " bytes"
+                    : "LZ4 block malformed", e);
         }
     }
 

@@ -200,6 +200,39 @@ class Lz4FrameDecoderTest {
         assertAllDecode(f.toByteArray(), input, "stored blocks");
     }
 
+    /**
+     * A one-byte compressed block of no literals ({@code 00}, or {@code 03}: the last sequence's match nibble is
+     * ignored) decodes to nothing. liblz4 accepts it in an empty chunk's frame and after the output is already full,
+     * and so must the fallback (a fuzz finding: it refused {@code 03} when given no room).
+     */
+    @Test
+    void compressedBlocksDecodingToNothingAreAcceptedWithNoRoomLeft() throws FormatException {
+        byte[] input = chunk(new SplittableRandom(43), 300, 1);
+        byte[] stored = new byte[4 + input.length];
+        Lz4Frame.writeIntLE(stored, 0, input.length | Lz4Frame.BLOCK_UNCOMPRESSED);
+        System.arraycopy(input, 0, stored, 4, input.length);
+        for (byte flg : new byte[] {0x40, 0x60}) {
+            for (byte token : new byte[] {0x00, 0x03}) {
+                byte[] empty = {1, 0, 0, 0, token};
+                String what = "FLG " + flg + " block " + token;
+                assertAllDecode(frame(flg, new byte[0], empty), new byte[0], "empty chunk, " + what);
+                assertAllDecode(frame(flg, stored, empty), input, "after a stored block, " + what);
+            }
+        }
+    }
+
+    /** A frame of 64 KiB blocks with the FLG given: header, the blocks' bytes as given, the empty block, end mark. */
+    private static byte[] frame(byte flg, byte[] blocks, byte[] lastBlock) {
+        ByteArrayOutputStream f = new ByteArrayOutputStream();
+        byte[] header = {0x04, 0x22, 0x4D, 0x18, flg, 0x40, 0};
+        header[6] = (byte) (net.jpountz.xxhash.XXHashFactory.fastestInstance().hash32().hash(header, 4, 2, 0) >>> 8);
+        f.writeBytes(header);
+        f.writeBytes(blocks);
+        f.writeBytes(lastBlock);
+        f.writeBytes(new byte[4]);
+        return f.toByteArray();
+    }
+
     @Test
     void oneDecoderDecodesManyFramesInARowIncludingAfterErrors() throws FormatException {
         SplittableRandom r = new SplittableRandom(51);
