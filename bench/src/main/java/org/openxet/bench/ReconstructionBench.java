@@ -30,11 +30,8 @@ import java.util.concurrent.TimeUnit;
  * handing the body to Helidon: {@code answer} is {@link ReconstructionPlanner#plan} plus
  * {@link ReconstructionJson#writeV2} (URL signing included) into a reused {@link JsonBytes}, one thread;
  * {@code answerWriter} is the plan plus the server's own v2 writer ({@link AnswerWriter}: segments rendered by helper
- * threads too, from 16,384 terms up, when writer permits are free as on an idle server) into a discarding stream; from
- * 16,384 terms up it keeps a file's terms from its second answer on and its signed URLs from its third (the server's
- * {@code TermsCache} and {@code FetchSectionCache}), so at 100k terms this measures a popular file's answer: kept bytes
- * copied to the stream, the first and last terms rendered;
- * {@code plan} is the plan alone. Files of 1k, 10k and 100k terms in the latency gate's two shapes ({@link ReconstructionFixtures}: 100 terms a
+ * threads too, from 16,384 terms up, when writer permits are free as on an idle server) into a discarding stream,
+ * every answer rendered and signed anew as the server's are; {@code plan} is the plan alone. Files of 1k, 10k and 100k terms in the latency gate's two shapes ({@link ReconstructionFixtures}: 100 terms a
  * xorb, so 10, 100 and 1,000 xorbs; unmerged has one fetch descriptor per term, merged one per xorb). The file record
  * is built in memory: a full-file plan reads nothing else from the index (the gate times {@code Index.file} apart).
  */

@@ -93,7 +93,6 @@ final class RigGate {
             RigLoad load = new RigLoad(fixture, port,
                     scope -> readTokens.computeIfAbsent(scope, s -> tokens.mint(s, Access.READ, Duration.ofHours(12))),
                     writeToken, workload, args.integer("max-in-flight", 1024));
-            Map<String, Double> before = scrape(port);
 
             if (warmupSeconds > 0) {
                 RigLoad.Step w = load.run(rates.get(0), warmupSeconds);
@@ -132,7 +131,6 @@ final class RigGate {
                     break;
                 }
             }
-            json.put("caches", caches(before, scrape(port)));
             json.put("server_rss_bytes", rssBytes(server.pid()));
         } finally {
             server.destroy();
@@ -249,23 +247,6 @@ final class RigGate {
             if (e.getKey().startsWith("jvm_memory_used_bytes{area=\"heap\"")) heap += e.getValue();
         }
         return heap;
-    }
-
-    /** What the server's own counters say its caches answered over the run: kept against rendered. */
-    private static Map<String, Object> caches(Map<String, Double> before, Map<String, Double> after) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        for (String[] meter : new String[][]{{"openxet_large_answers_total", "terms"}, {"openxet_large_answer_urls_total", "urls"}}) {
-            double kept = delta(before, after, meter[0] + "{" + meter[1] + "=\"cached\"}");
-            double made = delta(before, after, meter[0] + "{" + meter[1] + "=\"" + (meter[1].equals("terms") ? "rendered" : "signed") + "\"}");
-            out.put(meter[0].replace("openxet_", "").replace("_total", "") + "_kept_share",
-                    kept + made == 0 ? null : Stats.r3(kept / (kept + made)));
-            out.put(meter[0].replace("openxet_", "").replace("_total", "") + "_count", (long) (kept + made));
-        }
-        return out;
-    }
-
-    private static double delta(Map<String, Double> before, Map<String, Double> after, String key) {
-        return after.getOrDefault(key, 0.0) - before.getOrDefault(key, 0.0);
     }
 
     /** utime + stime of a process in clock ticks (USER_HZ, 100 on Linux). */

@@ -22,9 +22,8 @@ import java.util.Map;
 
 /**
  * Where a full answer's time goes, stage by stage, in process and one thread, with medians over many repetitions:
- * the file record read ({@code Index.file}, answered from the index's record cache after the first read; the bare
- * query and BLOB fetch on a connection of the gate's own, to SQLite or to PostgreSQL as the server's index, is what
- * an uncached read costs before decoding), the plan, URL signing alone (what {@code writeV2} signs, grouped the same way),
+ * the file record read ({@code Index.file}; beside it the bare query and BLOB fetch on a connection of the gate's own,
+ * to SQLite or to PostgreSQL as the server's index: what the read costs before decoding), the plan, URL signing alone (what {@code writeV2} signs, grouped the same way),
  * the whole {@code ReconstructionJson.writeV2} into a reused in-memory {@link JsonBytes} (signing included), and the
  * body hand-over: the HTTP median minus file, plan and the server's writer, i.e. Helidon, the socket, the client and any waiting
  * between them (the transport baseline measures the first three alone).
@@ -111,21 +110,15 @@ final class Stages {
         System.out.printf("stages of the %s (%,d-byte body, %,d URL signatures), medians of %d in-process runs:%n",
                 label, bodyBytes, signatures, reps);
         System.out.printf("  file record read (Index.file)   %8s   min %s%n", Stats.ms(mFile), Stats.ms(Stats.min(file)));
-        // Index.file answers a large record from its cache after the first read (the gate asks for the same two files
-        // over and over); the bare query shows what reading it from the database costs, as for a file not cached.
-        System.out.printf("    %-30s%8s   (the record read uncached: same query on a connection of the gate's%n"
-                + "                                             own; Index.file answers from its record cache%s)%n",
-                "bare " + (sqlite ? "SQLite" : "PostgreSQL") + " query + BLOBs", Stats.ms(mSql),
-                mFile < mSql ? "" : ", which missed here");
+        System.out.printf("    %-30s%8s   (the same query on a connection of the gate's own, not decoded)%n",
+                "bare " + (sqlite ? "SQLite" : "PostgreSQL") + " query + BLOBs", Stats.ms(mSql));
         System.out.printf("  plan (ReconstructionPlanner)    %8s   min %s%n", Stats.ms(mPlan), Stats.ms(Stats.min(plan)));
         System.out.printf("  URL signing alone (UrlSigner)   %8s   min %s%n", Stats.ms(mSign), Stats.ms(Stats.min(sign)));
         System.out.printf("  JSON writing (writeV2, in mem)  %8s   min %s   (without signing ~%s)%n", Stats.ms(mWrite),
                 Stats.ms(Stats.min(write)), Stats.ms(mWrite - mSign));
-        System.out.printf("  length for Content-Length (measureV2) %s   min %s   (digit counts, no rendering;%n"
-                + "                                             an answer with kept terms and URLs counts its first and last terms only)%n",
+        System.out.printf("  length for Content-Length (measureV2) %s   min %s   (digit counts, no rendering)%n",
                 Stats.ms(Stats.median(measure)), Stats.ms(Stats.min(measure)));
-        System.out.printf("  the server's writer (AnswerWriter) %5s   min %s   (parallel segments, to a discarding stream;%n"
-                + "                                             its terms kept after the second run, its URLs after the third)%n",
+        System.out.printf("  the server's writer (AnswerWriter) %5s   min %s   (parallel segments, to a discarding stream)%n",
                 Stats.ms(mServer), Stats.ms(Stats.min(server)));
         System.out.printf("  body hand-over (HTTP p50 %s - file, plan, AnswerWriter) ~%s%n", Stats.ms(httpMedianMs),
                 Stats.ms(handOver));

@@ -100,8 +100,7 @@ final class TransportBaseline {
      * writes to the connection's channel through a direct staging buffer: {@link ResponseChannel}), as many times as
      * the gate times each answer, the sizes alternating. Each transfer alternates with the same bytes from
      * {@link OffHeapBodyServer} ({@code offheap_*}): a plain JDK server sending them from direct memory in one gathering
-     * write, with no HTTP server and no copy at all. The server's cached terms ({@code TermsCache}) go out as the
-     * off-heap server's bytes do; what it renders per answer goes out as this route's.
+     * write, with no HTTP server and no copy at all: what no rendering could beat.
      */
     static Map<String, Object> floors(Map<String, Long> sizes, int samples) throws Exception {
         WebServer server = WebServer.builder().host("127.0.0.1").port(0).shutdownHook(false).useNio(false)

@@ -1,14 +1,10 @@
 package org.openxet.http;
 
-import org.openxet.service.ReconstructionPlanner;
 import org.openxet.service.ReconstructionPlanner.Plan;
 import org.openxet.service.SignedUrls;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -29,11 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * collector pausing every ninth answer.
  */
 public final class AnswerWriter {
-    /**
-     * Answers smaller than this are written by the request's thread alone. One threshold for "large": the planner keeps
-     * these files' whole-file plans and {@link TermsCache} their terms.
-     */
-    static final int PARALLEL_MIN_TERMS = ReconstructionPlanner.KEPT_PLAN_MIN_TERMS;
+    /** Answers smaller than this are rendered whole by the request's thread, then sent. */
+    static final int PARALLEL_MIN_TERMS = 16_384;
     static final int TERMS_PER_SEGMENT = 8_192;
     static final int RANGES_PER_SEGMENT = 12_288;
     /** A ranges segment also ends after this many xorbs, so its buffer stays near a term segment's. */
@@ -66,16 +59,8 @@ public final class AnswerWriter {
 
     private final Semaphore writerPermits;
     private final ArrayBlockingQueue<byte[]> pool;
-    private final TermsCache terms;
-    private final FetchSectionCache sections;
 
     public AnswerWriter(int cpus) {
-        this(cpus, TermsCache.forHeap(PARALLEL_MIN_TERMS), FetchSectionCache.forHeap());
-    }
-
-    AnswerWriter(int cpus, TermsCache terms, FetchSectionCache sections) {
-        this.terms = terms;
-        this.sections = sections;
         this.writerPermits = new Semaphore(cpus);
         // What one answer on every core has in flight, and a couple more; at most 16 buffers (2 MB each, 32 MB) kept.
         this.pool = new ArrayBlockingQueue<>(Math.min(16, cpus * (AHEAD_PER_RENDERER + 1) + 2));
@@ -91,19 +76,8 @@ public final class AnswerWriter {
         void render(JsonBytes out, UrlSigner signer);
     }
 
-    /**
-     * A segment and the buffer size it needs (estimated high, so its buffer is never copied to grow); or, when
-     * {@code cached} is set, terms already rendered ({@link TermsCache}), sent as they are.
-     */
-    private record Segment(int capacity, Render render, MemorySegment cached) {
-        Segment(int capacity, Render render) {
-            this(capacity, render, null);
-        }
-    }
-
-    /** What a large answer sent as it was kept rather than rendering it: its terms, its fetch section (signed URLs). */
-    public record Kept(boolean terms, boolean urls) {
-        static final Kept NOTHING = new Kept(false, false);
+    /** A segment and the buffer size it needs (estimated high, so its buffer is never copied to grow). */
+    private record Segment(int capacity, Render render) {
     }
 
     /** Where an answer goes: its length is announced before the first byte when it is known. */
@@ -120,20 +94,14 @@ public final class AnswerWriter {
     private enum Format {
         V2, V1;
 
-        /** The answer's length; its fetch section's is {@code section}'s when that is given. */
-        long measure(Plan p, UrlSigner signer, int[] termOffsets, MemorySegment section) {
-            return ReconstructionJson.headAndTermsLength(p, termOffsets)
-                    + (section != null ? section.byteSize() : fetchLength(p, signer));
+        /** The answer's length, computed without rendering. */
+        long measure(Plan p, UrlSigner signer) {
+            return this == V2 ? ReconstructionJson.measureV2(p, signer) : ReconstructionJson.measureV1(p, signer);
         }
 
         /** Upper estimate of one range's bytes in the fetch section: v1 carries a whole URL per range. */
         int rangeBytes(UrlSigner signer) {
             return this == V2 ? RANGE_BYTES : V1_RANGE_FIXED + signer.urlLength(SignedUrls.MAX_GRANT_RANGE_CHARS);
-        }
-
-        /** The fetch section's length: from the terms' closing bracket to the end of the answer. */
-        long fetchLength(Plan p, UrlSigner signer) {
-            return this == V2 ? ReconstructionJson.xorbsLength(p, signer) : ReconstructionJson.fetchInfoLength(p, signer);
         }
 
         void whole(JsonBytes out, Plan p, UrlSigner signer) {
@@ -163,46 +131,45 @@ public final class AnswerWriter {
      * by the request's thread while helpers render the first segments, then segments go to the socket as soon as they
      * are rendered, so sending overlaps rendering. Small answers are rendered whole, then sent.
      */
-    public Kept writeV2(Body body, Plan p, UrlSigner signer) throws IOException {
-        return write(body, p, signer, Format.V2);
+    public void writeV2(Body body, Plan p, UrlSigner signer) throws IOException {
+        write(body, p, signer, Format.V2);
     }
 
     /** The v1 answer the same way: its one signature per range is the heavier rendering of the two. */
-    public Kept writeV1(Body body, Plan p, UrlSigner signer) throws IOException {
-        return write(body, p, signer, Format.V1);
+    public void writeV1(Body body, Plan p, UrlSigner signer) throws IOException {
+        write(body, p, signer, Format.V1);
     }
 
-    /** Whether {@code p}'s answer is large: streamed, rendered by several threads, its terms kept by {@link TermsCache}. */
-    public static boolean large(Plan p) {
+    /** Whether {@code p}'s answer is large: streamed, rendered by several threads. */
+    static boolean large(Plan p) {
         return p.termCount() >= PARALLEL_MIN_TERMS;
     }
 
-    /** Returns which parts of the answer were sent as {@link TermsCache} and {@link FetchSectionCache} kept them. */
-    private Kept write(Body body, Plan p, UrlSigner signer, Format format) throws IOException {
+    private void write(Body body, Plan p, UrlSigner signer, Format format) throws IOException {
         if (large(p)) {
-            return stream(body, p, signer, true, format);
+            stream(body, p, signer, true, format);
+            return;
         }
         JsonBytes whole = renderWhole(p, signer, format);
         body.length(whole.length());
         try (OutputStream out = body.stream()) {
             writeSliced(out, whole.array(), whole.length(), true);
         }
-        return Kept.NOTHING;
     }
 
     /** The same answer to a plain stream (benches, gates, tests). */
-    public Kept writeV2(OutputStream sink, Plan p, UrlSigner signer) throws IOException {
-        return write(sink, p, signer, Format.V2);
+    public void writeV2(OutputStream sink, Plan p, UrlSigner signer) throws IOException {
+        write(sink, p, signer, Format.V2);
     }
 
     /** The v1 answer to a plain stream (tests). */
-    public Kept writeV1(OutputStream sink, Plan p, UrlSigner signer) throws IOException {
-        return write(sink, p, signer, Format.V1);
+    public void writeV1(OutputStream sink, Plan p, UrlSigner signer) throws IOException {
+        write(sink, p, signer, Format.V1);
     }
 
-    private Kept write(OutputStream sink, Plan p, UrlSigner signer, Format format) throws IOException {
+    private void write(OutputStream sink, Plan p, UrlSigner signer, Format format) throws IOException {
         if (large(p)) {
-            return stream(new Body() {
+            stream(new Body() {
                 @Override
                 public void length(long bytes) {
                 }
@@ -212,10 +179,10 @@ public final class AnswerWriter {
                     return sink;
                 }
             }, p, signer, false, format);
+            return;
         }
         JsonBytes whole = renderWhole(p, signer, format);
         writeSliced(sink, whole.array(), whole.length(), true);
-        return Kept.NOTHING;
     }
 
     /** A small answer rendered whole in memory, by the request's thread. */
@@ -272,10 +239,6 @@ public final class AnswerWriter {
                 return false;
             }
             Segment s = segments.get(i);
-            if (s.cached() != null) {
-                done.get(i).complete(null);
-                return true;
-            }
             try {
                 JsonBytes out = new JsonBytes(take(s.capacity()));
                 s.render().render(out, signer);
@@ -302,15 +265,9 @@ public final class AnswerWriter {
      * A large answer: segments rendered by this thread and helpers, written in order as each is ready. A
      * {@code response} body gets its length first and is closed at the end; a plain sink is neither.
      */
-    private Kept stream(Body body, Plan p, UrlSigner signer, boolean response, Format format) throws IOException {
-        TermsCache.Rendered cached = terms.get(p.file());
-        // A popular file's whole-file answer: its signed URLs as rendered a few seconds ago, when they are kept.
-        FetchSectionCache.Section section = cached == null || !p.wholeFile() ? null
-                : sections.get(p.file(), format == Format.V1, signer, max -> renderFetchSection(p, format, signer.copy(), max));
-        MemorySegment sectionBytes = section == null ? null : section.bytes();
-        List<Segment> segments = segments(p, signer, format, cached, sectionBytes);
-        // With both kept, what is left to render is a term or two: no helper is worth its start.
-        int helpers = sectionBytes != null ? 0 : Math.min(writerPermits.availablePermits() / 2, segments.size() - 1);
+    private void stream(Body body, Plan p, UrlSigner signer, boolean response, Format format) throws IOException {
+        List<Segment> segments = segments(p, signer, format);
+        int helpers = Math.min(writerPermits.availablePermits() / 2, segments.size() - 1);
         if (helpers > 0 && !writerPermits.tryAcquire(helpers)) {
             helpers = 0;
         }
@@ -322,7 +279,7 @@ public final class AnswerWriter {
             }
             long length = -1;
             if (response) {
-                length = format.measure(p, signer, cached == null ? null : cached.offsets(), sectionBytes);
+                length = format.measure(p, signer);
                 body.length(length);
             }
             long written = 0;
@@ -334,15 +291,9 @@ public final class AnswerWriter {
                         // rendered one
                     }
                     JsonBytes piece = pipe.done.get(i).join();
-                    if (piece == null) {
-                        MemorySegment bytes = pipe.segments.get(i).cached();
-                        writeCached(out, bytes, i == 0);
-                        written += bytes.byteSize();
-                    } else {
-                        writeSliced(out, piece.array(), piece.length(), i == 0);
-                        written += piece.length();
-                        give(piece.array());
-                    }
+                    writeSliced(out, piece.array(), piece.length(), i == 0);
+                    written += piece.length();
+                    give(piece.array());
                     pipe.room.release();
                 }
             } finally {
@@ -352,34 +303,11 @@ public final class AnswerWriter {
                 // Never expected (tests compare the two); fail loudly rather than send a lying header.
                 throw new IllegalStateException(format + " answer measured " + length + " bytes but rendered " + written);
             }
-            return new Kept(cached != null, sectionBytes != null);
         } finally {
             // On a failed write, wake helpers waiting for room so they see the answer abandoned and stop.
             pipe.abandoned = true;
             pipe.room.release(pipe.n + helpers);
             writerPermits.release(helpers);
-        }
-    }
-
-    /**
-     * Rendered terms as they are: straight from native memory to the connection's channel, or through a pooled array
-     * to any other stream.
-     */
-    private void writeCached(OutputStream out, MemorySegment bytes, boolean first) throws IOException {
-        if (out instanceof ChannelBodyStream channel) {
-            channel.write(bytes.asByteBuffer());
-            return;
-        }
-        byte[] b = take(POOLED_BYTES);
-        try {
-            for (long off = 0; off < bytes.byteSize(); ) {
-                int n = (int) Math.min(WRITE_SLICE, bytes.byteSize() - off);
-                MemorySegment.copy(bytes, ValueLayout.JAVA_BYTE, off, b, 0, n);
-                writeSliced(out, b, n, first && off == 0);
-                off += n;
-            }
-        } finally {
-            give(b);
         }
     }
 
@@ -397,51 +325,11 @@ public final class AnswerWriter {
         }
     }
 
-    /**
-     * A whole-file answer's fetch section rendered into native memory, segment by segment as an answer renders it
-     * ({@link FetchSectionCache}'s rendering, on its own thread with its own signer); null when it would be over
-     * {@code maxBytes}.
-     */
-    private static MemorySegment renderFetchSection(Plan p, Format format, UrlSigner signer, long maxBytes) {
-        long length = format.fetchLength(p, signer);
-        if (length > maxBytes) return null;
-        MemorySegment out = Arena.ofAuto().allocate(length);
-        JsonBytes batch = new JsonBytes(null, POOLED_BYTES);
-        long at = 0;
-        for (Segment s : fetchSegments(p, signer, format, ReconstructionJson.xorbHex(p.file()))) {
-            batch.position(0);
-            s.render().render(batch, signer);
-            if (at + batch.length() > length) break;
-            MemorySegment.copy(batch.array(), 0, out, ValueLayout.JAVA_BYTE, at, batch.length());
-            at += batch.length();
-        }
-        if (at != length) {
-            // The measure and the rendering disagree: never send such bytes.
-            throw new IllegalStateException(format + " fetch section measured " + length + " bytes, rendered " + at);
-        }
-        return out;
-    }
-
-    private static List<Segment> segments(Plan p, UrlSigner urlSigner, Format format, TermsCache.Rendered cached,
-                                          MemorySegment section) {
-        boolean onlyEnds = cached != null && p.endTerm() - p.firstTerm() >= 3;
-        // With the middle terms and the fetch section kept, only the first and last terms' xorbs are written here.
-        byte[][] hex = onlyEnds && section != null ? null : ReconstructionJson.xorbHex(p.file());
-        byte[][] heads = hex != null ? ReconstructionJson.termHeads(hex)
-                : ReconstructionJson.termHeads(p.file(), p.firstTerm(), p.endTerm() - 1);
+    private static List<Segment> segments(Plan p, UrlSigner urlSigner, Format format) {
+        byte[][] hex = ReconstructionJson.xorbHex(p.file());
+        byte[][] heads = ReconstructionJson.termHeads(hex);
         List<Segment> out = new ArrayList<>();
-        if (onlyEnds) {
-            // The first and last terms through the plan (a range trims them), every term between them as rendered.
-            int first = p.firstTerm();
-            int last = p.endTerm() - 1;
-            out.add(new Segment(TERM_BYTES + 256, (json, signer) -> {
-                ReconstructionJson.writeV2Head(json, p);
-                ReconstructionJson.writeTerms(json, p, heads, first, first + 1);
-            }));
-            out.add(new Segment(0, null, cached.terms(first + 1, last)));
-            out.add(new Segment(TERM_BYTES, (json, signer) -> ReconstructionJson.writeTerms(json, p, heads, last, last + 1)));
-        }
-        for (int from = out.isEmpty() ? p.firstTerm() : p.endTerm(); from < p.endTerm(); from += TERMS_PER_SEGMENT) {
+        for (int from = p.firstTerm(); from < p.endTerm(); from += TERMS_PER_SEGMENT) {
             int a = from;
             int b = Math.min(p.endTerm(), from + TERMS_PER_SEGMENT);
             boolean head = a == p.firstTerm();
@@ -450,11 +338,7 @@ public final class AnswerWriter {
                 ReconstructionJson.writeTerms(json, p, heads, a, b);
             }));
         }
-        if (section != null) {
-            out.add(new Segment(0, null, section));
-        } else {
-            out.addAll(fetchSegments(p, urlSigner, format, hex));
-        }
+        out.addAll(fetchSegments(p, urlSigner, format, hex));
         return out;
     }
 

@@ -81,19 +81,6 @@ public final class ReconstructionJson {
         return heads;
     }
 
-    /**
-     * {@link #termHeads(byte[][])} for the xorbs of {@code f}'s terms {@code terms} only, every other entry null: what
-     * an answer whose other terms and fetch section are kept still renders.
-     */
-    static byte[][] termHeads(FileRecord f, int... terms) {
-        byte[][] heads = new byte[f.xorbs().length][];
-        for (int t : terms) {
-            int x = f.term(t, FileRecord.XORB);
-            if (heads[x] == null) heads[x] = termHead(f.xorbs()[x].hexBytes());
-        }
-        return heads;
-    }
-
     private static byte[] termHead(byte[] hex) {
         byte[] h = new byte[TERM_HASH.length + 2 + hex.length + UNPACKED.length];
         int p = JsonBytes.put(h, 0, TERM_HASH);
@@ -129,9 +116,9 @@ public final class ReconstructionJson {
 
     /**
      * Terms {@code [from, to)} of a record as they are, each preceded by a comma: every term of an answer but its
-     * first and last (which a range may trim), and what {@link TermsCache} keeps rendered.
+     * first and last (which a range may trim).
      */
-    static void writeRecordTerms(JsonBytes out, int[] terms, byte[][] heads, int from, int to) {
+    private static void writeRecordTerms(JsonBytes out, int[] terms, byte[][] heads, int from, int to) {
         for (int t = from; t < to; ) {
             int end = Math.min(to, t + TERM_BATCH);
             byte[] b = out.reserve((end - t) * MAX_TERM);
@@ -144,25 +131,6 @@ public final class ReconstructionJson {
             }
             out.position(q);
         }
-    }
-
-    /**
-     * Where each term of {@code f} starts in {@link #writeRecordTerms}'s rendering of them all (at its comma), and the
-     * total at {@code [termCount]}; computed from digit counts, without rendering. Null if the total exceeds an int.
-     */
-    static int[] recordTermOffsets(FileRecord f, byte[][] heads) {
-        int[] terms = f.terms();
-        int n = f.termCount();
-        int[] offsets = new int[n + 1];
-        int fixed = 1 + RANGE_START.length + END.length + 2;
-        long at = 0;
-        for (int t = 0; t < n; t++) {
-            offsets[t] = (int) at;
-            at += fixed + heads[terms[t * FileRecord.TERM_INTS + FileRecord.XORB]].length + recordTermDigits(terms, t);
-            if (at > Integer.MAX_VALUE) return null;
-        }
-        offsets[n] = (int) at;
-        return offsets;
     }
 
     /** The digits of term {@code t}'s three numbers as the record holds them (untrimmed). */
@@ -280,24 +248,16 @@ public final class ReconstructionJson {
      * Content-Length: the server's chunked encoding measured 30–40% more CPU per large answer.
      */
     public static long measureV2(Plan p, UrlSigner signer) {
-        return measureV2(p, signer, null);
+        return headAndTermsLength(p) + xorbsLength(p, signer);
     }
 
-    /** {@link #measureV2(Plan, UrlSigner)} with the file's term offsets ({@link #recordTermOffsets}), or null. */
-    static long measureV2(Plan p, UrlSigner signer, int[] termOffsets) {
-        return headAndTermsLength(p, termOffsets) + xorbsLength(p, signer);
-    }
-
-    /**
-     * The bytes of an answer (v1 or v2) before its fetch section: the offset, the opening of the terms and the terms,
-     * counted with {@code offsets} ({@link #recordTermOffsets}) when given.
-     */
-    static long headAndTermsLength(Plan p, int[] offsets) {
-        return OFFSET.length + JsonBytes.digits(p.offsetIntoFirstRange()) + TERMS.length + termsLength(p, offsets);
+    /** The bytes of an answer (v1 or v2) before its fetch section: the offset, the opening of the terms and the terms. */
+    private static long headAndTermsLength(Plan p) {
+        return OFFSET.length + JsonBytes.digits(p.offsetIntoFirstRange()) + TERMS.length + termsLength(p);
     }
 
     /** The bytes of a v2 answer's fetch section: from the terms' closing bracket to the end of the answer. */
-    static long xorbsLength(Plan p, UrlSigner signer) {
+    private static long xorbsLength(Plan p, UrlSigner signer) {
         long n = XORBS.length;
         int rangeFixed = CHUNKS.length + END.length + BYTES.length + END.length + 2;
         for (int i = 0; i < p.xorbOrder().length; i++) {
@@ -327,11 +287,8 @@ public final class ReconstructionJson {
         return n + CLOSE2.length;
     }
 
-    /**
-     * The bytes {@link #writeTerms} writes for the plan's terms, computed without rendering; the middle terms from
-     * {@code offsets} ({@link #recordTermOffsets} of the plan's file) when given, else counted term by term.
-     */
-    private static long termsLength(Plan p, int[] offsets) {
+    /** The bytes {@link #writeTerms} writes for the plan's terms, computed without rendering. */
+    private static long termsLength(Plan p) {
         int first = p.firstTerm();
         int last = p.endTerm() - 1;
         if (last < first) return 0;
@@ -343,14 +300,10 @@ public final class ReconstructionJson {
         if (last == first) {
             return n;
         }
-        if (offsets != null) {
-            n += offsets[last] - offsets[first + 1];
-        } else {
-            int[] terms = p.file().terms();
-            n += (long) (last - first - 1) * (fixed + 1);
-            for (int t = first + 1; t < last; t++) {
-                n += recordTermDigits(terms, t);
-            }
+        int[] terms = p.file().terms();
+        n += (long) (last - first - 1) * (fixed + 1);
+        for (int t = first + 1; t < last; t++) {
+            n += recordTermDigits(terms, t);
         }
         n += 1 + fixed + JsonBytes.digits(p.unpacked(last)) + JsonBytes.digits(p.chunkStart(last))
                 + JsonBytes.digits(p.chunkEnd(last));
@@ -362,16 +315,11 @@ public final class ReconstructionJson {
      * Content-Length too instead of Helidon's chunked encoding.
      */
     public static long measureV1(Plan p, UrlSigner signer) {
-        return measureV1(p, signer, null);
-    }
-
-    /** {@link #measureV1(Plan, UrlSigner)} with the file's term offsets ({@link #recordTermOffsets}), or null. */
-    static long measureV1(Plan p, UrlSigner signer, int[] termOffsets) {
-        return headAndTermsLength(p, termOffsets) + fetchInfoLength(p, signer);
+        return headAndTermsLength(p) + fetchInfoLength(p, signer);
     }
 
     /** The bytes of a v1 answer's fetch section: from the terms' closing bracket to the end of the answer. */
-    static long fetchInfoLength(Plan p, UrlSigner signer) {
+    private static long fetchInfoLength(Plan p, UrlSigner signer) {
         long n = FETCH_INFO.length;
         int recordFixed = V1_RANGE.length + END.length + V1_URL.length + V1_URL_RANGE.length + END.length + CLOSE2.length;
         for (int i = 0; i < p.xorbOrder().length; i++) {

@@ -39,7 +39,6 @@ final class ReconstructionRoutes {
     private final ReconstructionPlanner planner;
     private final SignedUrls urls;
     private final AnswerWriter writer;
-    private final ServerMetrics metrics;
     private final FileChunkHashes chunkHashes;
     /**
      * At most one file-chunk-hashes answer per CPU at a time: it hashes a whole file's merkle tree, about 0.26 s of
@@ -48,9 +47,8 @@ final class ReconstructionRoutes {
      */
     private final Slots chunkHashSlots = new Slots(Runtime.getRuntime().availableProcessors(), "file-chunk-hashes", false);
 
-    ReconstructionRoutes(Services services, SignedUrls urls, ServerMetrics metrics) {
+    ReconstructionRoutes(Services services, SignedUrls urls) {
         this.services = services;
-        this.metrics = metrics;
         this.planner = new ReconstructionPlanner(services.index());
         this.urls = urls;
         this.writer = new AnswerWriter(services.config().answerWriters());
@@ -101,9 +99,10 @@ final class ReconstructionRoutes {
                 return length < 0 ? res.outputStream() : ResponseChannel.body(req, res, length);
             }
         };
-        AnswerWriter.Kept kept = version == 2 ? writer.writeV2(body, plan, signer) : writer.writeV1(body, plan, signer);
-        if (AnswerWriter.large(plan)) {
-            metrics.largeAnswer(kept);
+        if (version == 2) {
+            writer.writeV2(body, plan, signer);
+        } else {
+            writer.writeV1(body, plan, signer);
         }
     }
 

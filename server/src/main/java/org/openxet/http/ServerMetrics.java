@@ -43,10 +43,6 @@ public final class ServerMetrics {
     private final Counter shardsPresent;
     private final Counter shardsAbandoned;
     private final Counter fetchBytes;
-    private final Counter largeAnswersCached;
-    private final Counter largeAnswersRendered;
-    private final Counter largeAnswerUrlsCached;
-    private final Counter largeAnswerUrlsSigned;
 
     private record RequestKey(String method, String route, int status) {
     }
@@ -63,12 +59,6 @@ public final class ServerMetrics {
         shardsPresent = counter("openxet.shards", shards, "result", "present");
         shardsAbandoned = counter("openxet.shards", shards, "result", "abandoned");
         fetchBytes = counter("openxet.fetch.bytes", "xorb bytes sent to signed fetch URLs (multipart framing included)");
-        String large = "reconstruction answers of 16,384 terms or more, by where their terms came from";
-        largeAnswersCached = counter("openxet.large.answers", large, "terms", "cached");
-        largeAnswersRendered = counter("openxet.large.answers", large, "terms", "rendered");
-        String urls = "reconstruction answers of 16,384 terms or more, by whether their signed URLs were kept or signed anew";
-        largeAnswerUrlsCached = counter("openxet.large.answer.urls", urls, "urls", "cached");
-        largeAnswerUrlsSigned = counter("openxet.large.answer.urls", urls, "urls", "signed");
     }
 
     /** Meters for one server; {@code enabled = false} counts nothing (and the server has no {@code /metrics}). */
@@ -141,13 +131,6 @@ public final class ServerMetrics {
     void fetched(long bytes) {
         if (registry == null) return;
         fetchBytes.increment(bytes);
-    }
-
-    /** A large reconstruction answer sent, with what of it was kept ({@code TermsCache}, {@code FetchSectionCache}). */
-    void largeAnswer(AnswerWriter.Kept kept) {
-        if (registry == null) return;
-        (kept.terms() ? largeAnswersCached : largeAnswersRendered).increment();
-        (kept.urls() ? largeAnswerUrlsCached : largeAnswerUrlsSigned).increment();
     }
 
     /** The Prometheus text exposition (format 0.0.4) of every meter, or empty when metrics are off. */

@@ -2,7 +2,6 @@ package org.openxet.service;
 
 import org.openxet.protocol.MerkleHash;
 import org.openxet.protocol.xorb.ChunkTable;
-import org.openxet.storage.BoundedLru;
 import org.openxet.storage.FileRecord;
 import org.openxet.storage.Index;
 import org.openxet.storage.IndexException;
@@ -17,20 +16,7 @@ import java.util.Optional;
  * xorbs whose terms it trims. No blob is ever read.
  */
 public final class ReconstructionPlanner {
-    /** Files of this many terms or more keep their whole-file plan: the answers the writer streams. */
-    public static final int KEPT_PLAN_MIN_TERMS = 16_384;
-    /** The kept plans and their records' terms, at most this many ints in all (64 MiB). */
-    static final long KEPT_PLAN_INTS = 16L << 20;
-
     private final Index index;
-    /**
-     * Whole-file plans of large files, by record: a popular file's record comes back from the index's record cache as
-     * the same object while it is current, and its whole-file plan depends on the record alone, so it is made once
-     * (0.8–1.1 ms for the latency gate's 100,000-term files) instead of for every answer. A record read anew (changed,
-     * or left the record cache) is another key; least recently used plans go first past {@link #KEPT_PLAN_INTS}.
-     * Plans are never modified after they are made.
-     */
-    private final BoundedLru<FileRecord, Plan> fullPlans = new BoundedLru<>(KEPT_PLAN_INTS, ReconstructionPlanner::ints);
 
     public ReconstructionPlanner(Index index) {
         this.index = index;
@@ -90,19 +76,6 @@ public final class ReconstructionPlanner {
         public MerkleHash xorb(int t) {
             return file.xorbs()[file.term(t, FileRecord.XORB)];
         }
-
-        /**
-         * Whether this plan is the whole file, every term untrimmed: its fetch descriptors are then the record's
-         * alone, the same for every such plan of the record.
-         */
-        public boolean wholeFile() {
-            int n = file.termCount();
-            return n > 0 && firstTerm == 0 && endTerm == n && offsetIntoFirstRange == 0
-                    && firstChunkStart == file.term(0, FileRecord.CHUNK_START)
-                    && firstByteStart == file.term(0, FileRecord.BYTE_START)
-                    && lastChunkEnd == file.term(n - 1, FileRecord.CHUNK_END)
-                    && lastByteEnd == file.term(n - 1, FileRecord.BYTE_END);
-        }
     }
 
     public Optional<FileRecord> file(MerkleHash fileHash, String scope) throws IndexException {
@@ -111,38 +84,6 @@ public final class ReconstructionPlanner {
 
     /** Plans {@code range} of {@code file} (null = the whole file). Empty plan for an empty selection. */
     public Plan plan(FileRecord file, ByteRange range) throws NotSatisfiable, IndexException {
-        if (range != null || file.termCount() < KEPT_PLAN_MIN_TERMS) {
-            return planAnew(file, range);
-        }
-        synchronized (fullPlans) {
-            Plan kept = fullPlans.get(file);
-            if (kept != null) return kept;
-        }
-        Plan p = planAnew(file, null);
-        keep(p);
-        return p;
-    }
-
-    private void keep(Plan p) {
-        if (ints(p) > KEPT_PLAN_INTS / 4) return;
-        synchronized (fullPlans) {
-            fullPlans.put(p.file(), p);
-        }
-    }
-
-    /**
-     * A plan's size in ints, what its arrays hold (descriptors, the xorb order, a header per array) and the record's
-     * terms, which a kept plan holds on to.
-     */
-    private static long ints(Plan p) {
-        long n = p.xorbOrder().length + 4L * p.fetch().length + p.file().terms().length;
-        for (int[] d : p.fetch()) {
-            if (d != null) n += d.length;
-        }
-        return n;
-    }
-
-    private Plan planAnew(FileRecord file, ByteRange range) throws NotSatisfiable, IndexException {
         long size = file.size();
         long start;
         long endExclusive;

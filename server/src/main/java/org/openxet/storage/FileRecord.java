@@ -23,4 +23,10 @@ public record FileRecord(MerkleHash fileHash, long size, MerkleHash[] xorbs, int
     public int term(int t, int field) {
         return terms[t * TERM_INTS + field];
     }
+
+    /** A record from its {@code files} row: the xorb hashes and the terms as {@link Packing} packs them. */
+    static FileRecord decode(MerkleHash fileHash, long size, byte[] sha256, byte[] xorbRefs, byte[] terms) {
+        return new FileRecord(fileHash, size, Packing.hashes(xorbRefs), Packing.ints(terms, 0, terms.length / 4),
+                sha256 == null ? null : MerkleHash.fromBytes(sha256));
+    }
 }

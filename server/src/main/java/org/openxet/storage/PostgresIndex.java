@@ -95,10 +95,7 @@ public final class PostgresIndex implements Index {
             SELECT DISTINCT ON (d.chunk) d.chunk, ?, x.id
             FROM unnest(?::bytea[], ?::bytea[]) WITH ORDINALITY AS d (chunk, xorb, n) JOIN xorbs x ON x.hash = d.xorb
             ORDER BY d.chunk, d.n ON CONFLICT DO NOTHING""";
-    /* The BLOBs stay in the database when the row is still the version this node has cached (FileRecordCache). */
-    private static final String FILE = "SELECT f.size, f.shard_id, f.sha256, "
-            + "CASE WHEN f.shard_id = ? THEN NULL ELSE f.xorb_refs END AS xorb_refs, "
-            + "CASE WHEN f.shard_id = ? THEN NULL ELSE f.terms END AS terms "
+    private static final String FILE = "SELECT f.size, f.sha256, f.xorb_refs, f.terms "
             + "FROM files f JOIN file_scopes s ON s.file_id = f.id AND s.scope = ? WHERE f.hash = ?";
     /*
      * One round trip: the xorb holding the chunk in the newest shard that registered it (visible to the scope), then
@@ -124,7 +121,6 @@ public final class PostgresIndex implements Index {
     private final String applicationName = APPLICATION_PREFIX + java.util.UUID.randomUUID();
     /** The connection holding {@link #COLLECTOR_LOCK} exclusively while this index is gc's; null otherwise. */
     private volatile Connection collector;
-    private final FileRecordCache files = FileRecordCache.forHeap();
     private final HikariDataSource pool;
     private final DbClient db;
 
@@ -600,15 +596,9 @@ public final class PostgresIndex implements Index {
 
     @Override
     public Optional<FileRecord> file(MerkleHash fileHash, String scope) throws IndexException {
-        return files.read(fileHash, cachedShard -> read(() -> db.execute()
-                .get(FILE, cachedShard, cachedShard, scope, fileHash.toBytes())
-                .map(r -> new FileRecordCache.Row(number(r, "shard_id"), number(r, "size"), bytesOrNull(r, "sha256"),
-                        bytesOrNull(r, "xorb_refs"), bytesOrNull(r, "terms")))));
-    }
-
-    /** Decoded large file records (tests look at its hits). */
-    FileRecordCache fileCache() {
-        return files;
+        return read(() -> db.execute().get(FILE, scope, fileHash.toBytes())
+                .map(r -> FileRecord.decode(fileHash, number(r, "size"), bytesOrNull(r, "sha256"),
+                        bytesOrNull(r, "xorb_refs"), bytesOrNull(r, "terms"))));
     }
 
     @Override

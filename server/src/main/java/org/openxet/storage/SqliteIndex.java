@@ -33,7 +33,6 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class SqliteIndex implements Index {
     private final String url;
     private final ReentrantLock writeLock = new ReentrantLock();
-    private final FileRecordCache files = FileRecordCache.forHeap();
     /** Guarded by {@link #writeLock}; null after a failed write until the next write opens a fresh one. */
     private Connection writer;
     private boolean closed;
@@ -354,30 +353,18 @@ public final class SqliteIndex implements Index {
 
     @Override
     public Optional<FileRecord> file(MerkleHash fileHash, String scope) throws IndexException {
-        return files.read(fileHash, cachedShard -> read(c -> fileRow(c, fileHash, scope, cachedShard)));
-    }
-
-    /** The file's row if the scope sees it, its BLOBs left out at {@code cachedShard}. */
-    private static Optional<FileRecordCache.Row> fileRow(Connection c, MerkleHash fileHash, String scope, long cachedShard)
-            throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("SELECT f.size, f.shard_id, f.sha256, "
-                + "CASE WHEN f.shard_id = ? THEN NULL ELSE f.xorb_refs END, CASE WHEN f.shard_id = ? THEN NULL ELSE f.terms END "
-                + "FROM files f JOIN file_scopes s ON s.file_id = f.id AND s.scope = ? WHERE f.hash = ?")) {
-            p.setLong(1, cachedShard);
-            p.setLong(2, cachedShard);
-            p.setString(3, scope);
-            p.setBytes(4, fileHash.toBytes());
-            try (ResultSet r = p.executeQuery()) {
-                if (!r.next()) return Optional.empty();
-                return Optional.of(new FileRecordCache.Row(r.getLong(2), r.getLong(1), r.getBytes(3), r.getBytes(4),
-                        r.getBytes(5)));
+        return read(c -> {
+            try (PreparedStatement p = c.prepareStatement("SELECT f.size, f.sha256, f.xorb_refs, f.terms "
+                    + "FROM files f JOIN file_scopes s ON s.file_id = f.id AND s.scope = ? WHERE f.hash = ?")) {
+                p.setString(1, scope);
+                p.setBytes(2, fileHash.toBytes());
+                try (ResultSet r = p.executeQuery()) {
+                    if (!r.next()) return Optional.empty();
+                    return Optional.of(FileRecord.decode(fileHash, r.getLong(1), r.getBytes(2), r.getBytes(3),
+                            r.getBytes(4)));
+                }
             }
-        }
-    }
-
-    /** Decoded large file records (tests look at its hits). */
-    FileRecordCache fileCache() {
-        return files;
+        });
     }
 
     @Override

@@ -11,8 +11,6 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertNotSame;
-import static org.junit.jupiter.api.Assertions.assertSame;
 
 /** The fetch descriptors of full-file plans (no index needed: a full file never reads a chunk layout). */
 class ReconstructionPlannerTest {
@@ -68,40 +66,6 @@ class ReconstructionPlannerTest {
                 assertArrayEquals(reference(terms, n, x), plan.fetch()[x], "round " + round + " xorb " + x);
             }
         }
-    }
-
-    @Test
-    void aLargeFilesWholePlanIsKeptForItsRecordOnly() throws Exception {
-        int n = ReconstructionPlanner.KEPT_PLAN_MIN_TERMS;
-        MerkleHash[] hashes = {MerkleHash.ofWords(1, 0, 0, 0), MerkleHash.ofWords(2, 0, 0, 0)};
-        int[] terms = new int[n * FileRecord.TERM_INTS];
-        for (int t = 0; t < n; t++) {
-            int o = t * FileRecord.TERM_INTS;
-            terms[o + FileRecord.XORB] = t % 2;
-            terms[o + FileRecord.CHUNK_START] = t;
-            terms[o + FileRecord.CHUNK_END] = t + 1;
-            terms[o + FileRecord.UNPACKED] = 100;
-            terms[o + FileRecord.BYTE_START] = 64 * t;
-            terms[o + FileRecord.BYTE_END] = 64 * (t + 1);
-        }
-        FileRecord file = new FileRecord(MerkleHash.ofWords(9, 9, 9, 9), 100L * n, hashes, terms, null);
-        ReconstructionPlanner planner = new ReconstructionPlanner(null);
-        Plan whole = planner.plan(file, null);
-        assertSame(whole, planner.plan(file, null));
-        // The same file read again (a new record: changed, or out of the index's record cache) is planned anew.
-        int[] changed = terms.clone();
-        changed[FileRecord.CHUNK_END] = 3;
-        FileRecord again = new FileRecord(file.fileHash(), file.size(), hashes, changed, null);
-        Plan other = planner.plan(again, null);
-        assertNotSame(whole, other);
-        assertArrayEquals(reference(changed, n, 0), other.fetch()[0]);
-        assertArrayEquals(reference(terms, n, 0), planner.plan(file, null).fetch()[0]);
-        // Ranges and small files are planned every time.
-        ReconstructionPlanner.ByteRange range = new ReconstructionPlanner.ByteRange(0, ReconstructionPlanner.ByteRange.OPEN, false);
-        assertNotSame(planner.plan(file, range), planner.plan(file, range));
-        FileRecord small = new FileRecord(MerkleHash.ofWords(8, 8, 8, 8), 100L * (n - 1), hashes,
-                java.util.Arrays.copyOf(terms, (n - 1) * FileRecord.TERM_INTS), null);
-        assertNotSame(planner.plan(small, null), planner.plan(small, null));
     }
 
     /** What step 4 says, written plainly: the xorb's ranges in term order, stably sorted by chunk start, merged. */
