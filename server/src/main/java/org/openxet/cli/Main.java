@@ -15,7 +15,22 @@ public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /**
+     * Carrier threads for virtual threads: at least this many, not one per core. sqlite-jdbc calls SQLite through JNI,
+     * and a virtual thread in native code holds its carrier for the whole call (a commit's fsync, a page fault on an
+     * index larger than the page cache); with one carrier per core, two slow calls on a 2-core node stopped every
+     * request. On the release rig (10^7 files, 5 % writes) 3,000 req/s kept p99 under 50 ms in 1 round of 4 with 2
+     * carriers and in 3 of 4 with 8 (docs/BENCHMARKS.md). The JDK's own property wins when it is set.
+     */
+    static final int MIN_CARRIERS = 8;
+    static final String CARRIERS_PROPERTY = "jdk.virtualThreadScheduler.parallelism";
+
     public static void main(String[] args) {
+        // Before any virtual thread exists: the scheduler reads the property once, when the first one starts.
+        if (System.getProperty(CARRIERS_PROPERTY) == null) {
+            System.setProperty(CARRIERS_PROPERTY,
+                    Integer.toString(Math.max(MIN_CARRIERS, Runtime.getRuntime().availableProcessors())));
+        }
         System.exit(run(args));
     }
 
