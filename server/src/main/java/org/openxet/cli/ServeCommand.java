@@ -10,11 +10,14 @@ import org.openxet.service.Services;
 import org.openxet.storage.IndexException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import sun.misc.Signal;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * {@code openxet serve}: run the CAS server (index and blobs under the data dir, or in PostgreSQL and an S3 bucket
@@ -93,11 +96,11 @@ public final class ServeCommand implements Callable<Integer> {
             return fail(1, "cannot listen on " + cfg.host() + ":" + cfg.port() + " (see the error above; is the port in use?)");
         }
         // A listener that dies under us (out of file descriptors) exits the process for a supervisor to restart.
-        OpenxetServer.exitWhenListenerStops(server, cfg.host());
-        CountDownLatch stopped = new CountDownLatch(1);
+        OpenxetServer.exitWhenListenerStops(server, cfg.host(), services.readiness()::draining);
         final ServerConfig running = cfg;
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            // SIGTERM: stop accepting, let in-flight requests finish (grace period), then close storage.
+        AtomicBoolean closed = new AtomicBoolean();
+        Runnable close = () -> {
+            if (!closed.compareAndSet(false, true)) return;
             server.stop();
             services.close();
             try {
@@ -106,8 +109,15 @@ public final class ServeCommand implements Callable<Integer> {
             } catch (java.io.IOException ignored) {
                 // the next start reconciles: safe, just slower
             }
-            stopped.countDown();
-        }, "openxet-shutdown"));
+        };
+        // SIGTERM and SIGINT drain, then exit 0 (a service manager's stop is a success, not "killed by a signal"):
+        // /ready answers 503 from the first moment, the listener stops accepting, requests in flight get
+        // shutdown.grace to finish, then storage closes. Any other exit (System.exit) still closes through the hook.
+        CountDownLatch stopRequested = new CountDownLatch(1);
+        for (String signal : List.of("TERM", "INT")) {
+            Signal.handle(new Signal(signal), s -> stopRequested.countDown());
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(close, "openxet-shutdown"));
 
         String url = "http://" + ("0.0.0.0".equals(cfg.host()) ? "127.0.0.1" : cfg.host()) + ":" + server.port();
         System.out.println("openxet " + VersionCommand.version() + " listening on " + url);
@@ -120,7 +130,12 @@ public final class ServeCommand implements Callable<Integer> {
         System.out.println("  users:  ./openxet user add --data " + dataDir + " --name NAME --repos 'models/NAME/*' --write");
         System.out.println("  token:  ./openxet token --data " + dataDir + " --repo models/NAME/REPO --write");
         System.out.flush();
-        stopped.await();
+        stopRequested.await();
+        services.readiness().drain();
+        System.out.println("openxet: stopping; requests in flight have " + cfg.connections().shutdownGrace().toSeconds()
+                + " s to finish");
+        System.out.flush();
+        close.run();
         return 0;
     }
 

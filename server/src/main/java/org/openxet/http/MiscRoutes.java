@@ -5,11 +5,16 @@ import io.helidon.http.Method;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import org.openxet.service.Grant;
+import org.openxet.service.Readiness;
 import org.openxet.service.Services;
 
 import java.nio.charset.StandardCharsets;
 
-/** {@code GET /health}, {@code GET /metrics} and {@code POST /v1/telemetry} (§5.9: fire-and-forget, discarded). */
+/**
+ * {@code GET /health} (the process answers and its index is open), {@code GET /ready} (send this node traffic: its
+ * index and bucket answer and it is not stopping; {@link org.openxet.service.Readiness}), {@code GET /metrics} and
+ * {@code POST /v1/telemetry} (§5.9: fire-and-forget, discarded).
+ */
 final class MiscRoutes {
     /** Telemetry envelopes are small JSON documents; anything larger is not telemetry. */
     static final long TELEMETRY_CAP = 1 << 20;
@@ -26,6 +31,7 @@ final class MiscRoutes {
 
     void register(RouteTable routes) {
         routes.add(Method.GET, "/health", RouteTable.Guard.PUBLIC, this::health);
+        routes.add(Method.GET, "/ready", RouteTable.Guard.PUBLIC, this::ready);
         routes.add(Method.POST, "/v1/telemetry", RouteTable.Guard.READ, this::telemetry);
         if (metrics.enabled()) {
             // No token, like /health: a scraper holds none, and the meters name no file, xorb or scope.
@@ -44,6 +50,17 @@ final class MiscRoutes {
         // Answering needs the index: a query proves it is open and readable.
         services.index().hasXorb(org.openxet.protocol.MerkleHash.ZERO);
         Errors.sendJson(res, 200, "{\"status\":\"ok\"}");
+    }
+
+    private void ready(ServerRequest req, ServerResponse res, Grant grant) throws Exception {
+        Readiness.State state = services.readiness().check();
+        if (state.ready()) {
+            Errors.sendJson(res, 200, "{\"status\":\"ready\"}");
+            return;
+        }
+        // Answered here, not thrown: a balancer polls this every few seconds, and Readiness logs each change once.
+        res.header(HeaderNames.RETRY_AFTER, "1");
+        Errors.sendJson(res, 503, Errors.json("not_ready", state.reason()));
     }
 
     private void telemetry(ServerRequest req, ServerResponse res, Grant grant) throws Exception {

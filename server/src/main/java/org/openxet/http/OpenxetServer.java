@@ -19,6 +19,7 @@ import java.net.Socket;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.logging.Logger;
 
 /**
@@ -126,7 +127,7 @@ public final class OpenxetServer {
                 // A kept-alive connection waiting for its next request line: checked every second.
                 .idleConnectionTimeout(connections.idleTimeout())
                 .idleConnectionPeriod(Duration.ofSeconds(1))
-                .shutdownGracePeriod(Duration.ofSeconds(30))
+                .shutdownGracePeriod(connections.shutdownGrace())
                 .shutdownHook(false)
                 .addFeature(accessLog())
                 .routing(r -> routing(r, services))
@@ -147,8 +148,8 @@ public final class OpenxetServer {
      *
      * @param host the configured listen host; a wildcard address is checked on loopback
      */
-    public static void exitWhenListenerStops(WebServer server, String host) {
-        watchListener(server, host, LISTENER_CHECK, () -> {
+    public static void exitWhenListenerStops(WebServer server, String host, BooleanSupplier stopping) {
+        watchListener(server, host, LISTENER_CHECK, stopping, () -> {
             LOG.severe("the listening socket on port " + server.port() + " closed while the server was running;"
                     + " exiting so that a supervisor restarts the server");
             System.exit(1);
@@ -156,7 +157,8 @@ public final class OpenxetServer {
     }
 
     /** Runs {@code onStopped} once if {@code server}'s listening socket refuses connections while it is running. */
-    static Thread watchListener(WebServer server, String host, Duration every, Runnable onStopped) {
+    static Thread watchListener(WebServer server, String host, Duration every, BooleanSupplier stopping,
+                                Runnable onStopped) {
         InetSocketAddress self = new InetSocketAddress(checkAddress(host), server.port());
         return Thread.ofPlatform().daemon(true).name("openxet-listener-watch").start(() -> {
             try {
@@ -165,7 +167,7 @@ public final class OpenxetServer {
                     // Twice a second apart: a refusal on a loopback address is not transient, but be sure.
                     if (refused(self)) {
                         Thread.sleep(1000);
-                        if (server.isRunning() && refused(self) && !shuttingDown()) {
+                        if (server.isRunning() && refused(self) && !stopping.getAsBoolean() && !shuttingDown()) {
                             onStopped.run();
                             return;
                         }

@@ -40,9 +40,15 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
      *                      to the end of its request head; then it is closed
      * @param idleTimeout   longest a kept-alive connection may wait for its next request
      * @param perAddress    connections one client address may hold at once; 0 = a quarter of the server's connection cap
+     * @param shutdownGrace after a SIGTERM, how long requests in flight may take to finish before the server exits
      */
-    public record Connections(Duration headerTimeout, Duration idleTimeout, int perAddress) {
-        public static final Connections DEFAULTS = new Connections(Duration.ofSeconds(10), Duration.ofSeconds(90), 0);
+    public record Connections(Duration headerTimeout, Duration idleTimeout, int perAddress, Duration shutdownGrace) {
+        public static final Connections DEFAULTS = new Connections(Duration.ofSeconds(10), Duration.ofSeconds(90), 0,
+                Duration.ofSeconds(30));
+
+        public Connections(Duration headerTimeout, Duration idleTimeout, int perAddress) {
+            this(headerTimeout, idleTimeout, perAddress, DEFAULTS.shutdownGrace());
+        }
     }
 
     /**
@@ -134,7 +140,8 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
                         c.get("s3.region").asString().map(String::trim).orElse(Storage.EMBEDDED.s3Region())),
                 new Connections(duration(c, "head.timeout", Connections.DEFAULTS.headerTimeout()),
                         duration(c, "idle.timeout", Connections.DEFAULTS.idleTimeout()),
-                        integer(c, "address.connections", 0, 0, Integer.MAX_VALUE)));
+                        integer(c, "address.connections", 0, 0, Integer.MAX_VALUE),
+                        duration(c, "shutdown.grace", Connections.DEFAULTS.shutdownGrace())));
     }
 
     private static String string(Config c, String key) {
@@ -261,6 +268,6 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
                 + " answer.writers=" + answerWriters + " metrics=" + metrics + " head.timeout="
                 + connections.headerTimeout().toSeconds() + "s idle.timeout=" + connections.idleTimeout().toSeconds()
                 + "s address.connections=" + (connections.perAddress() == 0 ? "(a quarter of the cap)" : connections.perAddress())
-                + " " + storage.describe();
+                + " shutdown.grace=" + connections.shutdownGrace().toSeconds() + "s " + storage.describe();
     }
 }

@@ -25,6 +25,7 @@ public final class Services implements AutoCloseable {
     private final XorbIngest ingest;
     private final ShardRegistration shards;
     private final Clock clock;
+    private final Readiness readiness;
 
     private Services(ServerConfig config, Secrets secrets, Index index, Bucket bucket, Clock clock) {
         this.config = config;
@@ -35,6 +36,7 @@ public final class Services implements AutoCloseable {
         this.tokens = new Tokens(secrets.tokenKey(), clock);
         this.ingest = new XorbIngest(bucket, index);
         this.shards = new ShardRegistration(bucket, index, config.commitPermits(), clock);
+        this.readiness = new Readiness(index, bucket);
     }
 
     /**
@@ -114,6 +116,10 @@ public final class Services implements AutoCloseable {
 
     public Clock clock() {
         return clock;
+    }
+
+    public Readiness readiness() {
+        return readiness;
     }
 
     @Override

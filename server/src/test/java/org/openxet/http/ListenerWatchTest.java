@@ -42,7 +42,7 @@ class ListenerWatchTest {
             ours.removeAll(before);
             assertEquals(1, ours.size(), ours.toString());
             CountDownLatch noticed = new CountDownLatch(1);
-            OpenxetServer.watchListener(server, "0.0.0.0", EVERY, noticed::countDown);
+            OpenxetServer.watchListener(server, "0.0.0.0", EVERY, () -> false, noticed::countDown);
             assertFalse(noticed.await(1, TimeUnit.SECONDS), "a healthy listener is left alone");
 
             // Any failure of the accept loop ends the same way (a failed accept() for want of a descriptor in
@@ -64,7 +64,7 @@ class ListenerWatchTest {
         Services services = Services.open(ServerConfig.defaults(dir).withHost("127.0.0.1").withPort(0));
         WebServer server = OpenxetServer.start(services, 8);
         CountDownLatch noticed = new CountDownLatch(1);
-        Thread watch = OpenxetServer.watchListener(server, "127.0.0.1", EVERY, noticed::countDown);
+        Thread watch = OpenxetServer.watchListener(server, "127.0.0.1", EVERY, () -> false, noticed::countDown);
         server.stop();
         services.close();
         delete(dir);

@@ -42,6 +42,8 @@ class ServerConfigTest {
                     timeout: 2m
                   address:
                     connections: 64
+                  shutdown:
+                    grace: 5s
                 """);
         ServerConfig c = ServerConfig.load(yaml);
         assertEquals(9090, c.port());
@@ -56,7 +58,8 @@ class ServerConfigTest {
         assertEquals(3, c.commitPermits());
         assertEquals(1, c.answerWriters());
         assertEquals(false, c.metrics());
-        assertEquals(new ServerConfig.Connections(Duration.ofSeconds(5), Duration.ofMinutes(2), 64), c.connections());
+        assertEquals(new ServerConfig.Connections(Duration.ofSeconds(5), Duration.ofMinutes(2), 64, Duration.ofSeconds(5)),
+                c.connections());
     }
 
     @Test
