@@ -10,7 +10,8 @@ import picocli.CommandLine.Command;
 @Command(name = "openxet", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
         description = "A self-hostable Xet CAS server.",
         subcommands = {CommandLine.HelpCommand.class, ServeCommand.class, TokenCommand.class, UserCommand.class,
-                VersionCommand.class, HashCommand.class, XorbInfoCommand.class, ShardInfoCommand.class, GcCommand.class})
+                VersionCommand.class, HashCommand.class, XorbInfoCommand.class, ShardInfoCommand.class, GcCommand.class,
+                FsckCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -69,6 +69,32 @@ public final class Services implements AutoCloseable {
         return new Services(config, secrets, index, bucket, Clock.systemUTC());
     }
 
+    /** The index and the bucket alone, for a tool that reads them beside a running server ({@code fsck}). */
+    public record Stores(Index index, Bucket bucket) implements AutoCloseable {
+        @Override
+        public void close() {
+            index.close();
+        }
+    }
+
+    /** Opens the configured index and bucket as {@link #open} does, with nothing else (no keys, users or recovery). */
+    public static Stores openStores(ServerConfig config) throws IOException, IndexException {
+        ServerConfig.Storage storage = config.storage();
+        Path data = config.dataDir();
+        Index index = storage.indexUrl().isEmpty()
+                ? new SqliteIndex(data.resolve("index.sqlite"), 1)
+                : new PostgresIndex(storage.indexUrl(), 2);
+        try {
+            Bucket bucket = storage.bucketUrl().isEmpty()
+                    ? new LocalBucket(data.resolve("bucket"))
+                    : S3Bucket.open(storage.bucketUrl(), storage.s3Endpoint(), storage.s3Region());
+            return new Stores(index, bucket);
+        } catch (IOException | RuntimeException e) {
+            index.close();
+            throw e;
+        }
+    }
+
     /** This node's keys are not the ones the other nodes sharing its index hold. */
     public static final class KeysDiffer extends IOException {
         KeysDiffer(Path dataDir) {

@@ -7,6 +7,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * The metadata index: which xorbs exist and their chunk layout, which files exist and their terms, who may see them,
@@ -69,6 +71,29 @@ public interface Index extends AutoCloseable {
 
     /** Row counts per table, for tests and operators. */
     Map<String, Long> rowCounts() throws IndexException;
+
+    /** A registered object and the stored size the index expects of it (fsck). */
+    record Stored(MerkleHash hash, long storedBytes) {
+    }
+
+    /** Rows a scan reads per query: a short read each, so a scan holds no long transaction on a serving index. */
+    int SCAN_PAGE = 1_000;
+
+    /** Every registered xorb in registration order, {@link #SCAN_PAGE} rows a query (fsck: nothing held in memory). */
+    void eachXorb(Consumer<Stored> each) throws IndexException;
+
+    /** Every registered shard in registration order, as {@link #eachXorb}. */
+    void eachShard(Consumer<Stored> each) throws IndexException;
+
+    /** Every registered file's record in registration order, as {@link #eachXorb}. */
+    void eachFile(Consumer<FileRecord> each) throws IndexException;
+
+    /**
+     * The scopes each of {@code files} is registered under, sorted (fsck names them for each file it cannot
+     * reconstruct). Reads every visibility row once, a page at a time: the table is keyed by scope first, so a
+     * lookup by file would scan it per file.
+     */
+    Map<MerkleHash, List<String>> scopesOf(Set<MerkleHash> files) throws IndexException;
 
     /** Keys of every registered xorb (reconciliation after an unclean stop). */
     List<MerkleHash> xorbHashes() throws IndexException;

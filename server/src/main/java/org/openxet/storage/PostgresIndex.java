@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
+import java.util.function.Consumer;
 
 /**
  * The index in PostgreSQL, for several nodes sharing one database: the logical schema and the semantics of
@@ -659,6 +660,82 @@ public final class PostgresIndex implements Index {
             for (String t : TABLES) out.put(t, number(r, t));
             return out;
         });
+    }
+
+    @Override
+    public void eachXorb(Consumer<Stored> each) throws IndexException {
+        eachStored("xorbs", each);
+    }
+
+    @Override
+    public void eachShard(Consumer<Stored> each) throws IndexException {
+        eachStored("shards", each);
+    }
+
+    private void eachStored(String table, Consumer<Stored> each) throws IndexException {
+        for (long after = 0; ; ) {
+            long from = after;
+            List<DbRow> rows = read(() -> {
+                try (Stream<DbRow> s = db.execute().query("SELECT id, hash, stored_bytes FROM " + table
+                        + " WHERE id > ? ORDER BY id LIMIT " + SCAN_PAGE, from)) {
+                    return s.toList();
+                }
+            });
+            // The caller's work (a bucket lookup per row) runs with no connection held.
+            for (DbRow r : rows) {
+                each.accept(new Stored(MerkleHash.fromBytes(bytes(r, "hash")), number(r, "stored_bytes")));
+            }
+            if (rows.size() < SCAN_PAGE) return;
+            after = number(rows.getLast(), "id");
+        }
+    }
+
+    @Override
+    public void eachFile(Consumer<FileRecord> each) throws IndexException {
+        for (long after = 0; ; ) {
+            long from = after;
+            List<DbRow> rows = read(() -> {
+                try (Stream<DbRow> s = db.execute().query("SELECT id, hash, size, sha256, xorb_refs, terms FROM files"
+                        + " WHERE id > ? ORDER BY id LIMIT " + SCAN_PAGE, from)) {
+                    return s.toList();
+                }
+            });
+            for (DbRow r : rows) {
+                each.accept(FileRecord.decode(MerkleHash.fromBytes(bytes(r, "hash")), number(r, "size"),
+                        bytesOrNull(r, "sha256"), bytes(r, "xorb_refs"), bytes(r, "terms")));
+            }
+            if (rows.size() < SCAN_PAGE) return;
+            after = number(rows.getLast(), "id");
+        }
+    }
+
+    @Override
+    public Map<MerkleHash, List<String>> scopesOf(Set<MerkleHash> files) throws IndexException {
+        Map<MerkleHash, List<String>> out = new HashMap<>();
+        if (files.isEmpty()) return out;
+        String scope = "";
+        long fileId = 0;
+        while (true) {
+            String fromScope = scope;
+            long fromFile = fileId;
+            // Keyset paging on the table's own key (scope, file_id): each page is one short read.
+            List<DbRow> page = read(() -> {
+                try (Stream<DbRow> s = db.execute().query("SELECT s.scope, s.file_id, f.hash FROM file_scopes s"
+                        + " JOIN files f ON f.id = s.file_id WHERE (s.scope, s.file_id) > (?, ?)"
+                        + " ORDER BY s.scope, s.file_id LIMIT " + SCAN_PAGE, fromScope, fromFile)) {
+                    return s.toList();
+                }
+            });
+            for (DbRow row : page) {
+                MerkleHash h = MerkleHash.fromBytes(bytes(row, "hash"));
+                if (files.contains(h)) {
+                    out.computeIfAbsent(h, k -> new ArrayList<>()).add(row.column("scope").get(String.class));
+                }
+            }
+            if (page.size() < SCAN_PAGE) return out;
+            scope = page.getLast().column("scope").get(String.class);
+            fileId = number(page.getLast(), "file_id");
+        }
     }
 
     @Override

@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
  * The embedded index: one SQLite file in WAL mode with {@code synchronous=FULL}, so a committed registration survives
@@ -418,6 +419,104 @@ public final class SqliteIndex implements Index {
             }
             return out;
         });
+    }
+
+    @Override
+    public void eachXorb(Consumer<Stored> each) throws IndexException {
+        eachStored("xorbs", each);
+    }
+
+    @Override
+    public void eachShard(Consumer<Stored> each) throws IndexException {
+        eachStored("shards", each);
+    }
+
+    /** A page of a scan: its rows, and the id of the last, where the next page starts after. */
+    private record Page<T>(List<T> rows, long lastId) {
+    }
+
+    private void eachStored(String table, Consumer<Stored> each) throws IndexException {
+        for (long after = 0; ; ) {
+            long from = after;
+            Page<Stored> page = read(c -> {
+                try (PreparedStatement p = c.prepareStatement("SELECT id, hash, stored_bytes FROM " + table
+                        + " WHERE id > ? ORDER BY id LIMIT " + SCAN_PAGE)) {
+                    p.setLong(1, from);
+                    List<Stored> rows = new ArrayList<>();
+                    long last = from;
+                    try (ResultSet r = p.executeQuery()) {
+                        while (r.next()) {
+                            last = r.getLong(1);
+                            rows.add(new Stored(MerkleHash.fromBytes(r.getBytes(2)), r.getLong(3)));
+                        }
+                    }
+                    return new Page<>(rows, last);
+                }
+            });
+            // The caller's work (a bucket lookup per row) runs with no connection held.
+            page.rows().forEach(each);
+            if (page.rows().size() < SCAN_PAGE) return;
+            after = page.lastId();
+        }
+    }
+
+    @Override
+    public void eachFile(Consumer<FileRecord> each) throws IndexException {
+        for (long after = 0; ; ) {
+            long from = after;
+            Page<FileRecord> page = read(c -> {
+                try (PreparedStatement p = c.prepareStatement("SELECT id, hash, size, sha256, xorb_refs, terms FROM files"
+                        + " WHERE id > ? ORDER BY id LIMIT " + SCAN_PAGE)) {
+                    p.setLong(1, from);
+                    List<FileRecord> rows = new ArrayList<>();
+                    long last = from;
+                    try (ResultSet r = p.executeQuery()) {
+                        while (r.next()) {
+                            last = r.getLong(1);
+                            rows.add(FileRecord.decode(MerkleHash.fromBytes(r.getBytes(2)), r.getLong(3), r.getBytes(4),
+                                    r.getBytes(5), r.getBytes(6)));
+                        }
+                    }
+                    return new Page<>(rows, last);
+                }
+            });
+            page.rows().forEach(each);
+            if (page.rows().size() < SCAN_PAGE) return;
+            after = page.lastId();
+        }
+    }
+
+    @Override
+    public Map<MerkleHash, List<String>> scopesOf(Set<MerkleHash> files) throws IndexException {
+        Map<MerkleHash, List<String>> out = new HashMap<>();
+        if (files.isEmpty()) return out;
+        String scope = "";
+        long fileId = 0;
+        while (true) {
+            String fromScope = scope;
+            long fromFile = fileId;
+            // Keyset paging on the table's own key (scope, file_id): each page is one short read.
+            List<Object[]> page = read(c -> {
+                try (PreparedStatement p = c.prepareStatement("SELECT s.scope, s.file_id, f.hash FROM file_scopes s"
+                        + " JOIN files f ON f.id = s.file_id WHERE (s.scope, s.file_id) > (?, ?)"
+                        + " ORDER BY s.scope, s.file_id LIMIT " + SCAN_PAGE)) {
+                    p.setString(1, fromScope);
+                    p.setLong(2, fromFile);
+                    List<Object[]> rows = new ArrayList<>();
+                    try (ResultSet r = p.executeQuery()) {
+                        while (r.next()) rows.add(new Object[]{r.getString(1), r.getLong(2), r.getBytes(3)});
+                    }
+                    return rows;
+                }
+            });
+            for (Object[] row : page) {
+                MerkleHash h = MerkleHash.fromBytes((byte[]) row[2]);
+                if (files.contains(h)) out.computeIfAbsent(h, k -> new ArrayList<>()).add((String) row[0]);
+            }
+            if (page.size() < SCAN_PAGE) return out;
+            scope = (String) page.getLast()[0];
+            fileId = (Long) page.getLast()[1];
+        }
     }
 
     @Override

@@ -45,17 +45,7 @@ class UploadPathTest {
     }
 
     static void uploadScenario(TestServer s, String scenario, String token) throws Exception {
-        JsonNode capture = Vectors.capture(scenario);
-        for (JsonNode x : capture.get("xorbs")) {
-            HttpResponse<String> r = s.post("/v1/xorbs/default/" + x.get("xorb_hash").asText(), token,
-                    Vectors.bytes(x.get("file").asText()));
-            assertEquals(200, r.statusCode(), scenario + ": " + r.body());
-        }
-        for (JsonNode sh : capture.get("shards")) {
-            HttpResponse<String> r = s.post("/v1/shards", token, Vectors.bytes(sh.get("file").asText()));
-            assertEquals(200, r.statusCode(), scenario + ": " + r.body());
-            assertTrue(r.body().matches("\\{\"result\":[01]}"), r.body());
-        }
+        s.uploadScenario(scenario, token);
     }
 
     @Test

@@ -280,6 +280,42 @@ abstract class IndexContractTest {
         assertEquals(sha, index.file(first.fileHash(), OTHER_SCOPE).orElseThrow().sha256());
     }
 
+    /** fsck's scans: every row once, past page boundaries, xorbs and shards in registration order, as recorded. */
+    @Test
+    void scansVisitEveryRowOnceAcrossPages() throws Exception {
+        int n = 2 * Index.SCAN_PAGE + 7;
+        List<Index.Stored> xorbs = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            MerkleHash h = hash("scan x" + i);
+            assertTrue(index.putXorb(h, chunks("scan x" + i, 3), 500 + i));
+            xorbs.add(new Index.Stored(h, 500 + i));
+        }
+        List<FileRecord> files = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) files.add(file("scan f" + i, null, xorbs.get(i).hash()));
+        assertTrue(index.registerShard(shard("scan s1", SCOPE, files.subList(0, n - 1), List.of(), List.of())));
+        assertTrue(index.registerShard(shard("scan s2", OTHER_SCOPE, files.subList(n - 2, n), List.of(), List.of())));
+        List<Index.Stored> seenXorbs = new java.util.ArrayList<>();
+        index.eachXorb(seenXorbs::add);
+        assertEquals(xorbs, seenXorbs);
+        List<Index.Stored> seenShards = new java.util.ArrayList<>();
+        index.eachShard(seenShards::add);
+        assertEquals(List.of(new Index.Stored(hash("shard scan s1"), 4096), new Index.Stored(hash("shard scan s2"), 4096)),
+                seenShards);
+        List<FileRecord> seenFiles = new java.util.ArrayList<>();
+        index.eachFile(seenFiles::add);
+        // One shard's files go in as one statement: their order among themselves is the database's.
+        assertEquals(n, seenFiles.size());
+        Map<MerkleHash, FileRecord> byHash = new java.util.HashMap<>();
+        for (FileRecord f : seenFiles) byHash.put(f.fileHash(), f);
+        for (FileRecord f : files) assertSameFile(f, byHash.get(f.fileHash()));
+        Map<MerkleHash, List<String>> scopes = index.scopesOf(java.util.Set.of(files.getFirst().fileHash(),
+                files.get(n - 2).fileHash(), files.getLast().fileHash(), hash("no such file")));
+        assertEquals(List.of(SCOPE), scopes.get(files.getFirst().fileHash()));
+        assertEquals(java.util.Set.of(OTHER_SCOPE, SCOPE), java.util.Set.copyOf(scopes.get(files.get(n - 2).fileHash())));
+        assertEquals(List.of(OTHER_SCOPE), scopes.get(files.getLast().fileHash()));
+        assertEquals(3, scopes.size(), "a file no shard registered has no entry");
+    }
+
     @Test
     void aLargeFileRecordRoundTripsExactly() throws Exception {
         int xorbCount = 100;

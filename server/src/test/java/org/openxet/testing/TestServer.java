@@ -104,6 +104,22 @@ public final class TestServer implements AutoCloseable {
     }
 
     /** Everything stored: bucket objects and index rows, to prove a rejected request changed nothing. */
+    /** Uploads a captured client scenario's xorbs, then its shards, through the real routes; each must be a 200. */
+    public void uploadScenario(String scenario, String token) throws Exception {
+        com.fasterxml.jackson.databind.JsonNode capture = Vectors.capture(scenario);
+        for (com.fasterxml.jackson.databind.JsonNode x : capture.get("xorbs")) {
+            HttpResponse<String> r = post("/v1/xorbs/default/" + x.get("xorb_hash").asText(), token,
+                    Vectors.bytes(x.get("file").asText()));
+            if (r.statusCode() != 200) throw new AssertionError(scenario + ": xorb answered " + r.statusCode() + " " + r.body());
+        }
+        for (com.fasterxml.jackson.databind.JsonNode sh : capture.get("shards")) {
+            HttpResponse<String> r = post("/v1/shards", token, Vectors.bytes(sh.get("file").asText()));
+            if (r.statusCode() != 200 || !r.body().matches("\\{\"result\":[01]}")) {
+                throw new AssertionError(scenario + ": shard answered " + r.statusCode() + " " + r.body());
+            }
+        }
+    }
+
     public Map<String, Long> storedCounts() throws Exception {
         Map<String, Long> counts = new HashMap<>(services.index().rowCounts());
         counts.put("bucket.xorbs", (long) services.bucket().list("xorbs").size());

@@ -1,0 +1,141 @@
+package org.openxet.cli;
+
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import org.openxet.protocol.MerkleHash;
+import org.openxet.service.Fsck;
+import org.openxet.service.ServerConfig;
+import org.openxet.service.Services;
+import org.openxet.storage.IndexException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code openxet fsck}: do the index and the bucket agree, and (with {@code --deep}) is every stored byte intact?
+ * Reads only, takes no lock: it runs beside a serving node. Exit 0 when all is well, 1 when an object is damaged or
+ * missing or a file cannot be reconstructed, 2 on a usage or storage error. One JSON line last.
+ */
+@Command(name = "fsck", description = {"Check that index and bucket agree: every registered xorb and shard object "
+        + "exists with the size the index expects, every file's terms point at registered xorbs and chunk ranges "
+        + "inside them, and no object is unknown to the index (reported, not removed: that is gc's job).",
+        "--deep also reads every object and validates it (each chunk decoded and hashed against the xorb hash and "
+        + "the index's layout; each shard parsed and hashed), at most --rate, so it can run while the server serves.",
+        "Exit 0: all is well; 1: something is damaged or missing (the report names each object and each file, by "
+        + "hash and scope, that can no longer be reconstructed). Prints one JSON line last."})
+public final class FsckCommand implements Callable<Integer> {
+    @Option(names = "--data", paramLabel = "DIR", description = "Data directory of the server (default ./data).")
+    Path data;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "The server's YAML configuration file, if it has one.")
+    Path config;
+
+    @Option(names = "--deep", description = "Read and validate every object too (a scrub).")
+    boolean deep;
+
+    @Option(names = "--rate", paramLabel = "MB/s", description = "With --deep, read at most this many MB (10^6 bytes) "
+            + "a second (default 100; 0 = as fast as the storage goes).")
+    double rate = 100;
+
+    record Output(long xorbsChecked, long shardsChecked, long filesChecked, long bytesRead, boolean deep,
+                  List<String> damaged, List<String> missing, List<String> filesAffected, List<String> unknownObjects,
+                  List<Finding> findings, List<Affected> affected) {
+    }
+
+    /** A finding as JSON: hashes as hex. */
+    record Finding(String kind, String hash, String why) {
+        static Finding of(Fsck.Finding f) {
+            return new Finding(f.kind(), f.hash().hex(), f.why());
+        }
+    }
+
+    record Affected(String file, List<String> scopes, String why) {
+        static Affected of(Fsck.AffectedFile f) {
+            return new Affected(f.file().hex(), f.scopes(), f.why());
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (rate < 0) throw new IllegalArgumentException("--rate must not be negative");
+        ServerConfig cfg = ServerConfig.load(config);
+        if (data != null) cfg = cfg.withDataDir(data);
+        if (cfg.storage().indexUrl().isEmpty()) DataDirs.existing(cfg.dataDir());
+        Fsck.Report report;
+        try (Services.Stores stores = Services.openStores(cfg); Display display = new Display()) {
+            report = Fsck.check(stores.index(), stores.bucket(), deep, (long) (rate * 1_000_000), display);
+        } catch (IndexException e) {
+            System.err.println("openxet fsck: " + e.getMessage());
+            return 2;
+        }
+        for (Fsck.Finding f : report.missing()) System.out.println("missing " + f.kind() + " " + f.hash() + ": " + f.why());
+        for (Fsck.Finding f : report.damaged()) System.out.println("damaged " + f.kind() + " " + f.hash() + ": " + f.why());
+        for (Fsck.AffectedFile f : report.filesAffected()) {
+            System.out.println("file " + f.file() + " (" + String.join(", ", f.scopes()) + ") cannot be reconstructed: "
+                    + f.why());
+        }
+        for (String key : report.unknownObjects()) System.out.println("unknown to the index (gc's to remove): " + key);
+        List<Finding> findings = java.util.stream.Stream.concat(report.missing().stream(), report.damaged().stream())
+                .map(Finding::of).toList();
+        System.out.println(Json.line(new Output(report.xorbsChecked(), report.shardsChecked(), report.filesChecked(),
+                report.bytesRead(), report.deep(), hexes(report.damaged()), hexes(report.missing()),
+                report.filesAffected().stream().map(f -> f.file().hex()).toList(), report.unknownObjects(), findings,
+                report.filesAffected().stream().map(Affected::of).toList())));
+        return report.clean() ? 0 : 1;
+    }
+
+    private static List<String> hexes(List<Fsck.Finding> findings) {
+        return findings.stream().map(Fsck.Finding::hash).map(MerkleHash::hex).toList();
+    }
+
+    /**
+     * Progress on stderr: a bar with its rate and ETA (each stage's total from the index's row counts) when run on a
+     * terminal, a line every 10 s otherwise (a cron job's log).
+     */
+    private static final class Display implements Fsck.Progress, AutoCloseable {
+        private final boolean terminal = System.console() != null && System.console().isTerminal();
+        private ProgressBar bar;
+        private String stage = "";
+        private long items;
+        private long bytes;
+        private long lastLine = System.nanoTime();
+
+        @Override
+        public void stage(String name, long total) {
+            closeBar();
+            stage = name;
+            items = 0;
+            if (terminal) {
+                bar = new ProgressBarBuilder().setTaskName("fsck " + name).setInitialMax(total)
+                        .setStyle(ProgressBarStyle.ASCII).setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(
+                                System.err)).showSpeed().build();
+            }
+        }
+
+        @Override
+        public void item(long bytesRead) {
+            items++;
+            bytes += bytesRead;
+            if (bar != null) {
+                bar.step();
+            } else if (System.nanoTime() - lastLine > 10_000_000_000L) {
+                lastLine = System.nanoTime();
+                System.err.printf("fsck %s: %,d checked, %,d MB read%n", stage, items, bytes / 1_000_000);
+            }
+        }
+
+        private void closeBar() {
+            if (bar != null) bar.close();
+            bar = null;
+        }
+
+        @Override
+        public void close() {
+            closeBar();
+        }
+    }
+}
