@@ -85,8 +85,9 @@ public final class Services implements AutoCloseable {
                 ? new SqliteIndex(data.resolve("index.sqlite"), 1)
                 : new PostgresIndex(storage.indexUrl(), 2);
         try {
+            // Beside a running server: its uploads' temp files stay.
             Bucket bucket = storage.bucketUrl().isEmpty()
-                    ? new LocalBucket(data.resolve("bucket"))
+                    ? LocalBucket.beside(data.resolve("bucket"))
                     : S3Bucket.open(storage.bucketUrl(), storage.s3Endpoint(), storage.s3Region());
             return new Stores(index, bucket);
         } catch (IOException | RuntimeException e) {

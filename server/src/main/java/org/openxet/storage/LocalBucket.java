@@ -49,15 +49,29 @@ public final class LocalBucket implements Bucket {
      * are for {@code RangeReadBench}, which times both ways of reading at each size.
      */
     public LocalBucket(Path root, long mapFromBytes) throws IOException {
+        this(root, mapFromBytes, true);
+    }
+
+    private LocalBucket(Path root, long mapFromBytes, boolean owner) throws IOException {
         this.mapFromBytes = mapFromBytes;
         this.root = root.toAbsolutePath();
         this.tmp = this.root.resolve(BucketKeys.TMP);
         durableDirectory(tmp);
+        if (!owner) return;
+        // Left by a crashed run: this process owns the bucket now.
         try (Stream<Path> leftovers = Files.list(tmp)) {
             for (Path p : (Iterable<Path>) leftovers::iterator) {
                 Files.deleteIfExists(p);
             }
         }
+    }
+
+    /**
+     * The bucket of a data dir whose server may be running (fsck, backup): unlike the constructor, it leaves the temp
+     * files of that server's uploads in flight alone.
+     */
+    public static LocalBucket beside(Path root) throws IOException {
+        return new LocalBucket(root, MAP_FROM_BYTES, false);
     }
 
     public Path root() {

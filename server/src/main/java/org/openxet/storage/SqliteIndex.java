@@ -61,6 +61,26 @@ public final class SqliteIndex implements Index {
         }
     }
 
+    /**
+     * A consistent copy of the index file {@code live} at {@code dest} ({@code VACUUM INTO}), taken beside a server
+     * that keeps writing: one read transaction, so the copy is the index as of one commit. Opens no {@link SqliteIndex}
+     * on {@code live} (which would apply this build's migrations to another process's index).
+     */
+    public static void snapshot(Path live, Path dest) throws IndexException {
+        if (!java.nio.file.Files.isRegularFile(live)) {
+            throw new IndexException("no SQLite index at " + live, null);
+        }
+        SQLiteConfig cfg = new SQLiteConfig();
+        cfg.setBusyTimeout(30_000);
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + live.toAbsolutePath(), cfg.toProperties());
+             PreparedStatement p = c.prepareStatement("VACUUM INTO ?")) {
+            p.setString(1, dest.toAbsolutePath().toString());
+            p.execute();
+        } catch (SQLException e) {
+            throw new IndexException("cannot copy the SQLite index " + live + " to " + dest + ": " + e.getMessage(), e);
+        }
+    }
+
     private Connection open(String url, boolean readOnly) throws SQLException {
         SQLiteConfig cfg = new SQLiteConfig();
         cfg.setJournalMode(SQLiteConfig.JournalMode.WAL);

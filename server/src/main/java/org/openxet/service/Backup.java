@@ -1,0 +1,85 @@
+package org.openxet.service;
+
+import org.openxet.protocol.MerkleHash;
+import org.openxet.storage.Bucket;
+import org.openxet.storage.Index;
+import org.openxet.storage.IndexException;
+import org.openxet.storage.LocalBucket;
+import org.openxet.storage.SqliteIndex;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * A consistent copy of a data dir on embedded storage (SQLite and the local bucket), taken while its server runs
+ * ({@code openxet backup}): first the index as of one commit ({@link SqliteIndex#snapshot}), then every object that
+ * copy names, then the keys and users. Objects are named by their content and never change once stored, and a
+ * registration stores its objects before its index commit, so every object the copy names exists in the live bucket
+ * (gc, which removes objects, runs only with the server stopped and holds the data dir's lock). The result is a data
+ * dir: {@code openxet serve --data DEST} serves what the server served at the snapshot, with the same tokens.
+ */
+public final class Backup {
+    public record Report(long indexBytes, long xorbs, long shards, long objectBytes, List<MerkleHash> missing) {
+    }
+
+    private Backup() {
+    }
+
+    /** Copies {@code source} into {@code dest}, which must not exist or be empty. */
+    public static Report copy(Path source, Path dest) throws IOException, IndexException {
+        if (Files.isDirectory(dest)) {
+            try (var entries = Files.list(dest)) {
+                if (entries.findAny().isPresent()) throw new IOException(dest + " is not empty: give a new directory");
+            }
+        }
+        Files.createDirectories(dest);
+        Path index = dest.resolve("index.sqlite");
+        SqliteIndex.snapshot(source.resolve("index.sqlite"), index);
+        long[] counts = new long[3];
+        List<MerkleHash> missing = new ArrayList<>();
+        Bucket from = LocalBucket.beside(source.resolve("bucket"));
+        Bucket to = new LocalBucket(dest.resolve("bucket"));
+        try (SqliteIndex copy = new SqliteIndex(index, 1)) {
+            copyEach(copy, true, from, to, XorbIngest::key, counts, missing);
+            copyEach(copy, false, from, to, ShardRegistration::key, counts, missing);
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+        for (String file : List.of(Secrets.FILE, Users.FILE)) {
+            if (Files.exists(source.resolve(file))) {
+                Files.copy(source.resolve(file), dest.resolve(file), StandardCopyOption.COPY_ATTRIBUTES);
+            }
+        }
+        return new Report(Files.size(index), counts[0], counts[1], counts[2], List.copyOf(missing));
+    }
+
+    private static void copyEach(Index index, boolean xorbs, Bucket from, Bucket to, Function<MerkleHash, String> key,
+                                 long[] counts, List<MerkleHash> missing) throws IndexException {
+        java.util.function.Consumer<Index.Stored> each = o -> {
+            try {
+                String k = key.apply(o.hash());
+                if (from.size(k).isEmpty()) {
+                    missing.add(o.hash());
+                    return;
+                }
+                byte[] object = from.read(k);
+                to.put(k, object); // written to a temp file, fsynced, renamed: a crash leaves no partial object
+                counts[xorbs ? 0 : 1]++;
+                counts[2] += object.length;
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        };
+        if (xorbs) {
+            index.eachXorb(each);
+        } else {
+            index.eachShard(each);
+        }
+    }
+}
