@@ -53,6 +53,8 @@ public final class Errors {
             case FormatException e -> new Mapped(400, "invalid_format", e.getMessage());
             case MissingXorbsException e -> new Mapped(400, "xorb_missing", e.getMessage());
             case Slots.Busy e -> new Mapped(503, "busy", e.getMessage());
+            case org.openxet.service.XorbIngest.QuarantinedInAnotherEncoding e -> new Mapped(409, "xorb_conflict",
+                    e.getMessage());
             default -> {
                 if (storageFull(t)) {
                     yield new Mapped(507, "insufficient_storage", "the server's storage is full; nothing was stored");

@@ -57,8 +57,14 @@ public final class Fsck {
         };
     }
 
-    /** A file that can no longer be reconstructed: its hash, the scopes that see it, and why. */
-    public record AffectedFile(MerkleHash file, List<String> scopes, String why) {
+    /**
+     * A file that can no longer be reconstructed: its hash, the scopes that see it, why, and the damaged or missing
+     * xorb it reads (null when its terms do not fit a healthy xorb's layout).
+     */
+    public record AffectedFile(MerkleHash file, List<String> scopes, String why, MerkleHash badXorb) {
+    }
+
+    private record Problem(String why, MerkleHash badXorb) {
     }
 
     /** A damaged or missing object, and what is wrong with it. */
@@ -120,14 +126,14 @@ public final class Fsck {
             throw e.getCause();
         }
         progress.stage("files", rows.getOrDefault("files", -1L));
-        Map<MerkleHash, String> problems = new LinkedHashMap<>();
+        Map<MerkleHash, Problem> problems = new LinkedHashMap<>();
         List<IndexException> failed = new ArrayList<>();
         index.eachFile(f -> {
             counts[2]++;
             progress.item(0);
             try {
-                String why = fileProblem(f);
-                if (why != null) problems.put(f.fileHash(), why);
+                Problem p = fileProblem(f);
+                if (p != null) problems.put(f.fileHash(), p);
             } catch (IndexException e) {
                 if (failed.isEmpty()) failed.add(e);
             }
@@ -135,8 +141,8 @@ public final class Fsck {
         if (!failed.isEmpty()) throw failed.getFirst();
         Map<MerkleHash, List<String>> scopes = index.scopesOf(problems.keySet());
         List<AffectedFile> affected = new ArrayList<>();
-        problems.forEach((file, why) -> affected.add(new AffectedFile(file,
-                scopes.getOrDefault(file, List.of()).stream().sorted().toList(), why)));
+        problems.forEach((file, p) -> affected.add(new AffectedFile(file,
+                scopes.getOrDefault(file, List.of()).stream().sorted().toList(), p.why(), p.badXorb())));
         progress.stage("unknown objects", -1);
         List<String> unknown = new ArrayList<>();
         for (String key : bucket.list("xorbs")) {
@@ -227,22 +233,27 @@ public final class Fsck {
     }
 
     /** Why the file cannot be reconstructed as registered, or null. */
-    private String fileProblem(FileRecord f) throws IndexException {
+    private Problem fileProblem(FileRecord f) throws IndexException {
         Map<MerkleHash, XorbLayout> layouts = index.xorbs(List.of(f.xorbs()));
         for (int t = 0; t < f.termCount(); t++) {
             MerkleHash x = f.xorbs()[f.term(t, FileRecord.XORB)];
-            if (badXorbs.contains(x)) return "term " + t + " reads xorb " + x + ", which is damaged or missing";
+            if (badXorbs.contains(x)) return new Problem("term " + t + " reads xorb " + x + ", which is damaged or missing", x);
             XorbLayout layout = layouts.get(x);
-            if (layout == null) return "term " + t + " names xorb " + x + ", which is not registered";
+            if (layout == null) {
+                // Not registered, or quarantined by repair and not uploaded again yet.
+                return new Problem("term " + t + " names xorb " + x + ", which is not registered or is quarantined", x);
+            }
             int a = f.term(t, FileRecord.CHUNK_START);
             int b = f.term(t, FileRecord.CHUNK_END);
             ChunkTable chunks = layout.chunks();
             if (a < 0 || b <= a || b > chunks.count()) {
-                return "term " + t + " reads chunks [" + a + ", " + b + ") of xorb " + x + ", which has " + chunks.count();
+                return new Problem("term " + t + " reads chunks [" + a + ", " + b + ") of xorb " + x + ", which has "
+                        + chunks.count(), null);
             }
             if (f.term(t, FileRecord.BYTE_START) != chunks.byteRangeStart(a)
                     || f.term(t, FileRecord.BYTE_END) != chunks.byteRangeEnd(b)) {
-                return "term " + t + "'s byte range is not that of chunks [" + a + ", " + b + ") of xorb " + x;
+                return new Problem("term " + t + "'s byte range is not that of chunks [" + a + ", " + b + ") of xorb " + x,
+                        null);
             }
         }
         return null;

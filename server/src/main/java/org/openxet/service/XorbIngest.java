@@ -40,7 +40,8 @@ public final class XorbIngest {
     }
 
     /** Validates {@code body[0, length)} against {@code expected} and stores it unless it is already stored. */
-    public Result ingest(MerkleHash expected, byte[] body, int length) throws FormatException, IOException, IndexException {
+    public Result ingest(MerkleHash expected, byte[] body, int length)
+            throws FormatException, IOException, IndexException, QuarantinedInAnotherEncoding {
         ValidatedXorb xorb;
         try (XorbValidator validator = new XorbValidator()) {
             xorb = validator.validateUpload(body, length, expected);
@@ -58,13 +59,32 @@ public final class XorbIngest {
                 return ingestShared(expected, xorb, records, footer);
             }
             bucket.put(key(expected), records, footer);
+            boolean registered;
             try {
-                return new Result(xorb, index.putXorb(expected, xorb.chunks(), xorb.storedSize()));
+                registered = index.putXorb(expected, xorb.chunks(), xorb.storedSize());
             } catch (IndexException | RuntimeException | Error e) {
                 // No row named it before the put (checked under this xorb's lock): the object is this call's.
                 FailedRegistration.removeObject(bucket, key(expected), () -> index.hasXorb(expected), e);
                 throw e;
             }
+            if (!registered) {
+                // No live row (checked under this xorb's lock), yet nothing inserted or revived: its row is quarantined
+                // with another layout. The object just stored describes other bytes than its files' ranges: remove it.
+                bucket.delete(key(expected));
+                throw new QuarantinedInAnotherEncoding(expected);
+            }
+            return new Result(xorb, true);
+        }
+    }
+
+    /**
+     * An upload of a xorb that {@code openxet repair} quarantined, in another encoding than the one its files' byte
+     * ranges were resolved against (LZ4 where the first upload was raw, or the reverse): it cannot bring them back.
+     */
+    public static final class QuarantinedInAnotherEncoding extends Exception {
+        QuarantinedInAnotherEncoding(MerkleHash hash) {
+            super("xorb " + hash + " was quarantined (its stored object was damaged or lost) and can only be restored"
+                    + " in the encoding first uploaded: this upload encodes its chunks differently");
         }
     }
 
@@ -75,11 +95,11 @@ public final class XorbIngest {
      * must describe the bytes the object holds, or every file using the xorb downloads wrong bytes.
      */
     private Result ingestShared(MerkleHash expected, ValidatedXorb ours, ByteBuffer records, ByteBuffer footer)
-            throws FormatException, IOException, IndexException {
+            throws FormatException, IOException, IndexException, QuarantinedInAnotherEncoding {
         String key = key(expected);
         if (bucket.putIfAbsent(key, records, footer)) {
             // A failed registration leaves the object: in a shared bucket another node may register it (FailedRegistration).
-            return new Result(ours, index.putXorb(expected, ours.chunks(), ours.storedSize()));
+            return new Result(ours, registerOrRefuse(expected, ours, key));
         }
         byte[] stored = bucket.read(key);
         ValidatedXorb theirs;
@@ -89,6 +109,18 @@ public final class XorbIngest {
             // Not the client's fault: the store holds a damaged object under this hash (a 500, and an operator's job).
             throw new IOException("stored object " + key + " is damaged: " + damaged.getMessage(), damaged);
         }
-        return new Result(theirs, index.putXorb(expected, theirs.chunks(), theirs.storedSize()));
+        return new Result(theirs, registerOrRefuse(expected, theirs, key));
+    }
+
+    /**
+     * Registers the stored object's layout; when that neither inserts nor revives a row and the xorb is still absent,
+     * its row is quarantined with another layout: the object can never be registered by any node, so it goes.
+     */
+    private boolean registerOrRefuse(MerkleHash expected, ValidatedXorb stored, String key)
+            throws IOException, IndexException, QuarantinedInAnotherEncoding {
+        if (index.putXorb(expected, stored.chunks(), stored.storedSize())) return true;
+        if (index.hasXorb(expected)) return false; // another node registered it meanwhile
+        bucket.delete(key);
+        throw new QuarantinedInAnotherEncoding(expected);
     }
 }

@@ -85,6 +85,13 @@ public interface Index extends AutoCloseable {
     /** Every registered shard in registration order, as {@link #eachXorb}. */
     void eachShard(Consumer<Stored> each) throws IndexException;
 
+    /**
+     * Marks a xorb whose object is damaged or gone ({@code openxet repair}): from now on every read treats it as absent
+     * ({@link #hasXorb} false, no layout, no dedup answer, no scan) while its row stays for the files that use it, and
+     * {@link #putXorb} of the same chunk table brings it back (true). False when it was not registered or already so.
+     */
+    boolean quarantineXorb(MerkleHash hash, long nowSeconds) throws IndexException;
+
     /** Every registered file's record in registration order, as {@link #eachXorb}. */
     void eachFile(Consumer<FileRecord> each) throws IndexException;
 

@@ -57,11 +57,15 @@ public final class PostgresIndex implements Index {
             "file_scopes", "dedup_chunks");
 
     private static final String XORB_LAYOUTS = "SELECT hash, chunk_count, chunk_hashes, layout, stored_bytes FROM xorbs "
-            + "WHERE hash = ANY(?)";
+            + "WHERE hash = ANY(?) AND quarantined_at IS NULL";
+    /* A quarantined xorb comes back only in the layout its files' byte ranges were resolved against. */
     private static final String INSERT_XORB = "INSERT INTO xorbs (hash, chunk_count, unpacked_bytes, stored_bytes, "
-            + "chunk_hashes, layout, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING";
+            + "chunk_hashes, layout, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO UPDATE SET "
+            + "quarantined_at = NULL, created_at = excluded.created_at WHERE xorbs.quarantined_at IS NOT NULL "
+            + "AND xorbs.layout = excluded.layout AND xorbs.chunk_hashes = excluded.chunk_hashes";
     private static final String XORB_LISTED_IN = "SELECT 1 FROM xorbs x JOIN shard_xorbs sx ON sx.xorb_id = x.id "
-            + "JOIN shard_scopes s ON s.shard_id = sx.shard_id AND s.scope = ? WHERE x.hash = ? LIMIT 1";
+            + "JOIN shard_scopes s ON s.shard_id = sx.shard_id AND s.scope = ? WHERE x.hash = ? AND x.quarantined_at IS NULL"
+            + " LIMIT 1";
     private static final String INSERT_SHARD = "INSERT INTO shards (hash, stored_bytes, created_at) VALUES (?, ?, ?) "
             + "ON CONFLICT (hash) DO NOTHING RETURNING id";
     private static final String INSERT_SHARD_SCOPE = "INSERT INTO shard_scopes (shard_id, scope) VALUES (?, ?) "
@@ -106,11 +110,11 @@ public final class PostgresIndex implements Index {
             WITH hit AS (SELECT d.shard_id, d.xorb_id FROM dedup_chunks d %s
                          WHERE d.chunk_hash = ? ORDER BY d.shard_id DESC LIMIT 1)
             SELECT 0 AS rank, x.id, x.hash, x.chunk_count, x.chunk_hashes, x.layout, x.stored_bytes
-            FROM hit JOIN xorbs x ON x.id = hit.xorb_id
+            FROM hit JOIN xorbs x ON x.id = hit.xorb_id WHERE x.quarantined_at IS NULL
             UNION ALL
             (SELECT 1, x.id, x.hash, x.chunk_count, x.chunk_hashes, x.layout, x.stored_bytes
              FROM hit JOIN shard_xorbs sx ON sx.shard_id = hit.shard_id JOIN xorbs x ON x.id = sx.xorb_id
-             WHERE x.id <> hit.xorb_id ORDER BY x.id LIMIT ?)
+             WHERE x.id <> hit.xorb_id AND x.quarantined_at IS NULL ORDER BY x.id LIMIT ?)
             ORDER BY rank, id""";
     private static final String DEDUP_ANY_SCOPE = DEDUP.formatted("");
     private static final String DEDUP_IN_SCOPE = DEDUP.formatted(
@@ -458,7 +462,8 @@ public final class PostgresIndex implements Index {
 
     @Override
     public boolean hasXorb(MerkleHash hash) throws IndexException {
-        return read(() -> db.execute().get("SELECT 1 FROM xorbs WHERE hash = ?", hash.toBytes()).isPresent());
+        return read(() -> db.execute().get("SELECT 1 FROM xorbs WHERE hash = ? AND quarantined_at IS NULL", hash.toBytes())
+                .isPresent());
     }
 
     @Override
@@ -513,7 +518,8 @@ public final class PostgresIndex implements Index {
     private static void requireXorbs(DbTransaction tx, Set<MerkleHash> named) {
         if (named.isEmpty()) return;
         long present;
-        try (Stream<DbRow> rows = tx.query("SELECT id FROM xorbs WHERE hash = ANY(?) FOR SHARE", (Object) raw(named))) {
+        try (Stream<DbRow> rows = tx.query("SELECT id FROM xorbs WHERE hash = ANY(?) AND quarantined_at IS NULL FOR SHARE",
+                (Object) raw(named))) {
             present = rows.count();
         }
         if (present != named.size()) {
@@ -677,7 +683,8 @@ public final class PostgresIndex implements Index {
             long from = after;
             List<DbRow> rows = read(() -> {
                 try (Stream<DbRow> s = db.execute().query("SELECT id, hash, stored_bytes FROM " + table
-                        + " WHERE id > ? ORDER BY id LIMIT " + SCAN_PAGE, from)) {
+                        + " WHERE id > ?" + (table.equals("xorbs") ? " AND quarantined_at IS NULL" : "")
+                        + " ORDER BY id LIMIT " + SCAN_PAGE, from)) {
                     return s.toList();
                 }
             });
@@ -687,6 +694,16 @@ public final class PostgresIndex implements Index {
             }
             if (rows.size() < SCAN_PAGE) return;
             after = number(rows.getLast(), "id");
+        }
+    }
+
+    @Override
+    public boolean quarantineXorb(MerkleHash hash, long nowSeconds) throws IndexException {
+        try {
+            return db.execute().dml("UPDATE xorbs SET quarantined_at = ? WHERE hash = ? AND quarantined_at IS NULL",
+                    nowSeconds, hash.toBytes()) == 1;
+        } catch (DbClientException e) {
+            throw new IndexException("index write failed (quarantine a xorb): " + rootMessage(e), e);
         }
     }
 

@@ -179,7 +179,7 @@ public final class SqliteIndex implements Index {
     @Override
     public boolean hasXorb(MerkleHash hash) throws IndexException {
         return read(c -> {
-            try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM xorbs WHERE hash = ?")) {
+            try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM xorbs WHERE hash = ? AND quarantined_at IS NULL")) {
                 p.setBytes(1, hash.toBytes());
                 try (ResultSet r = p.executeQuery()) {
                     return r.next();
@@ -192,7 +192,8 @@ public final class SqliteIndex implements Index {
     public boolean xorbListedIn(MerkleHash hash, String scope) throws IndexException {
         return read(c -> {
             try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM xorbs x JOIN shard_xorbs sx ON sx.xorb_id = x.id "
-                    + "JOIN shard_scopes s ON s.shard_id = sx.shard_id AND s.scope = ? WHERE x.hash = ? LIMIT 1")) {
+                    + "JOIN shard_scopes s ON s.shard_id = sx.shard_id AND s.scope = ? WHERE x.hash = ? AND x.quarantined_at IS NULL"
+                    + " LIMIT 1")) {
                 p.setString(1, scope);
                 p.setBytes(2, hash.toBytes());
                 try (ResultSet r = p.executeQuery()) {
@@ -212,7 +213,7 @@ public final class SqliteIndex implements Index {
         return read(c -> {
             Map<MerkleHash, XorbLayout> out = new HashMap<>();
             try (PreparedStatement p = c.prepareStatement(
-                    "SELECT chunk_count, chunk_hashes, layout, stored_bytes FROM xorbs WHERE hash = ?")) {
+                    "SELECT chunk_count, chunk_hashes, layout, stored_bytes FROM xorbs WHERE hash = ? AND quarantined_at IS NULL")) {
                 for (MerkleHash h : hashes) {
                     if (out.containsKey(h)) continue;
                     p.setBytes(1, h.toBytes());
@@ -235,7 +236,10 @@ public final class SqliteIndex implements Index {
     public boolean putXorb(MerkleHash hash, ChunkTable chunks, long storedBytes) throws IndexException {
         return write(c -> {
             try (PreparedStatement p = c.prepareStatement("INSERT INTO xorbs (hash, chunk_count, unpacked_bytes, "
-                    + "stored_bytes, chunk_hashes, layout, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING")) {
+                    + "stored_bytes, chunk_hashes, layout, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO UPDATE SET "
+                    // A quarantined xorb comes back only in the layout its files' byte ranges were resolved against.
+                    + "quarantined_at = NULL, created_at = excluded.created_at WHERE xorbs.quarantined_at IS NOT NULL "
+                    + "AND xorbs.layout = excluded.layout AND xorbs.chunk_hashes = excluded.chunk_hashes")) {
                 p.setBytes(1, hash.toBytes());
                 p.setInt(2, chunks.count());
                 p.setLong(3, chunks.unpackedBytes());
@@ -251,7 +255,7 @@ public final class SqliteIndex implements Index {
     /** Inside a registration's transaction (the one writer): every named xorb has its row. */
     private static void requireXorbs(Connection c, Set<MerkleHash> named) throws SQLException {
         int missing = 0;
-        try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM xorbs WHERE hash = ?")) {
+        try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM xorbs WHERE hash = ? AND quarantined_at IS NULL")) {
             for (MerkleHash h : named) {
                 p.setBytes(1, h.toBytes());
                 try (ResultSet r = p.executeQuery()) {
@@ -409,9 +413,11 @@ public final class SqliteIndex implements Index {
             }
             Map<Long, XorbLayout> out = new LinkedHashMap<>();
             try (PreparedStatement p = c.prepareStatement(
-                    "SELECT id, hash, chunk_count, chunk_hashes, layout, stored_bytes FROM xorbs WHERE id = ? UNION ALL "
+                    "SELECT id, hash, chunk_count, chunk_hashes, layout, stored_bytes FROM xorbs WHERE id = ?"
+                            + " AND quarantined_at IS NULL UNION ALL "
                             + "SELECT * FROM (SELECT x.id, x.hash, x.chunk_count, x.chunk_hashes, x.layout, x.stored_bytes "
-                            + "FROM shard_xorbs sx JOIN xorbs x ON x.id = sx.xorb_id WHERE sx.shard_id = ? AND x.id <> ? LIMIT ?)")) {
+                            + "FROM shard_xorbs sx JOIN xorbs x ON x.id = sx.xorb_id WHERE sx.shard_id = ? AND x.id <> ?"
+                            + " AND x.quarantined_at IS NULL LIMIT ?)")) {
                 p.setLong(1, xorbId);
                 p.setLong(2, shardId);
                 p.setLong(3, xorbId);
@@ -460,7 +466,8 @@ public final class SqliteIndex implements Index {
             long from = after;
             Page<Stored> page = read(c -> {
                 try (PreparedStatement p = c.prepareStatement("SELECT id, hash, stored_bytes FROM " + table
-                        + " WHERE id > ? ORDER BY id LIMIT " + SCAN_PAGE)) {
+                        + " WHERE id > ?" + (table.equals("xorbs") ? " AND quarantined_at IS NULL" : "")
+                        + " ORDER BY id LIMIT " + SCAN_PAGE)) {
                     p.setLong(1, from);
                     List<Stored> rows = new ArrayList<>();
                     long last = from;
@@ -478,6 +485,18 @@ public final class SqliteIndex implements Index {
             if (page.rows().size() < SCAN_PAGE) return;
             after = page.lastId();
         }
+    }
+
+    @Override
+    public boolean quarantineXorb(MerkleHash hash, long nowSeconds) throws IndexException {
+        return write(c -> {
+            try (PreparedStatement p = c.prepareStatement("UPDATE xorbs SET quarantined_at = ? WHERE hash = ?"
+                    + " AND quarantined_at IS NULL")) {
+                p.setLong(1, nowSeconds);
+                p.setBytes(2, hash.toBytes());
+                return p.executeUpdate() == 1;
+            }
+        });
     }
 
     @Override

@@ -280,6 +280,40 @@ abstract class IndexContractTest {
         assertEquals(sha, index.file(first.fileHash(), OTHER_SCOPE).orElseThrow().sha256());
     }
 
+    /**
+     * A quarantined xorb (repair) is absent to every read while its row stays; putXorb in its old layout brings it
+     * back, and in another layout does not (its files' byte ranges were resolved against the old one).
+     */
+    @Test
+    void aQuarantinedXorbIsAbsentUntilItsSameLayoutIsPutAgain() throws Exception {
+        MerkleHash x = xorb("q");
+        MerkleHash other = xorb("q other");
+        assertTrue(index.registerShard(shard("qs", SCOPE, List.of(file("qf", null, x)), List.of(x, other),
+                List.of(dedup(chunkOf("q", 0), x), dedup(chunkOf("q other", 0), other)))));
+        assertTrue(index.quarantineXorb(x, 1000));
+        assertFalse(index.quarantineXorb(x, 1001), "already quarantined");
+        assertFalse(index.quarantineXorb(hash("never registered"), 1000));
+        assertFalse(index.hasXorb(x));
+        assertEquals(Optional.empty(), index.xorb(x));
+        assertEquals(Map.of(), index.xorbs(List.of(x)));
+        assertFalse(index.xorbListedIn(x, SCOPE));
+        assertEquals(List.of(other), hashes(index.dedup(chunkOf("q other", 0), SCOPE, 8)), "dedup skips it");
+        assertEquals(List.of(), hashes(index.dedup(chunkOf("q", 0), SCOPE, 8)).stream().filter(x::equals).toList());
+        List<Index.Stored> scanned = new java.util.ArrayList<>();
+        index.eachXorb(scanned::add);
+        assertEquals(List.of(other), scanned.stream().map(Index.Stored::hash).toList());
+        assertTrue(index.file(hash("file qf"), SCOPE).isPresent(), "its files stay registered");
+        // A shard naming it is refused while it is quarantined.
+        assertThrows(MissingXorbsException.class,
+                () -> index.registerShard(shard("qs2", SCOPE, List.of(file("qf2", null, x)), List.of(x), List.of())));
+        assertFalse(index.putXorb(x, chunks("q other", 3), 1000 + 1), "another layout does not revive it");
+        assertFalse(index.hasXorb(x));
+        assertTrue(index.putXorb(x, chunks("q", 3), 1000 + "q".length()), "its own layout does");
+        assertTrue(index.hasXorb(x));
+        assertEquals(List.of(x, other), hashes(index.dedup(chunkOf("q", 0), SCOPE, 8)));
+        assertFalse(index.putXorb(x, chunks("q", 3), 1000 + "q".length()), "and then it is simply present");
+    }
+
     /** fsck's scans: every row once, past page boundaries, xorbs and shards in registration order, as recorded. */
     @Test
     void scansVisitEveryRowOnceAcrossPages() throws Exception {

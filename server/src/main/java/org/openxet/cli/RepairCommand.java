@@ -1,0 +1,59 @@
+package org.openxet.cli;
+
+import org.openxet.protocol.MerkleHash;
+import org.openxet.service.Fsck;
+import org.openxet.service.Repair;
+import org.openxet.service.ServerConfig;
+import org.openxet.service.Services;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code openxet repair}: runs fsck, then quarantines every damaged or missing xorb ({@link Repair}) so that clients
+ * upload it again. Beside a running server, like fsck. Exit 0 when everything found was acted on, 1 when something is
+ * left that repair cannot restore (named in the output), 2 on a usage or storage error.
+ */
+@Command(name = "repair", description = {"Run fsck, then quarantine each damaged or missing xorb: its object is moved "
+        + "under quarantine/ and its index row marked, so HEAD answers 404, the next upload of it is stored again and "
+        + "the files using it come back. Reports what it cannot restore (damaged shard objects, files whose terms do "
+        + "not fit a healthy xorb). Prints one JSON line last."})
+public final class RepairCommand implements Callable<Integer> {
+    @Option(names = "--data", paramLabel = "DIR", description = "Data directory of the server (default ./data).")
+    Path data;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "The server's YAML configuration file, if it has one.")
+    Path config;
+
+    @Option(names = "--deep", description = "Find damage by reading every object (fsck --deep), not only by sizes.")
+    boolean deep;
+
+    @Option(names = "--rate", paramLabel = "MB/s", description = "With --deep, read at most this many MB a second "
+            + "(default 100; 0 = no bound).")
+    double rate = 100;
+
+    record Output(List<String> quarantined, List<String> movedAside, List<String> notRepaired) {
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (rate < 0) throw new IllegalArgumentException("--rate must not be negative");
+        ServerConfig cfg = ServerConfig.load(config);
+        if (data != null) cfg = cfg.withDataDir(data);
+        if (cfg.storage().indexUrl().isEmpty()) DataDirs.existing(cfg.dataDir());
+        Repair.Report r;
+        try (Services.Stores stores = Services.openStores(cfg)) {
+            Fsck.Report found = Fsck.check(stores.index(), stores.bucket(), deep, (long) (rate * 1_000_000),
+                    Fsck.Progress.NONE);
+            r = Repair.apply(stores.index(), stores.bucket(), found, System.currentTimeMillis() / 1000);
+        }
+        for (MerkleHash h : r.quarantined()) System.out.println("quarantined xorb " + h + ": clients will upload it again");
+        for (String s : r.notRepaired()) System.out.println("not repaired: " + s);
+        System.out.println(Json.line(new Output(r.quarantined().stream().map(MerkleHash::hex).toList(), r.movedAside(),
+                r.notRepaired())));
+        return r.notRepaired().isEmpty() ? 0 : 1;
+    }
+}
