@@ -24,7 +24,7 @@ import java.util.concurrent.Callable;
         + "exists with the size the index expects, every file's terms point at registered xorbs and chunk ranges "
         + "inside them, and no object is unknown to the index (reported, not removed: that is gc's job).",
         "--deep also reads every object and validates it (each chunk decoded and hashed against the xorb hash and "
-        + "the index's layout; each shard parsed and hashed), at most --rate, so it can run while the server serves.",
+        + "the index's layout; each shard parsed), at most --rate, so it can run while the server serves.",
         "Exit 0: all is well; 1: something is damaged or missing (the report names each object and each file, by "
         + "hash and scope, that can no longer be reconstructed). Prints one JSON line last."})
 public final class FsckCommand implements Callable<Integer> {
