@@ -4,7 +4,7 @@ import org.openxet.protocol.MerkleHash;
 import org.openxet.service.Backup;
 import org.openxet.service.ServerConfig;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
 import java.nio.file.Path;
@@ -24,19 +24,15 @@ public final class BackupCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DEST", description = "A new (or empty) directory for the copy.")
     Path dest;
 
-    @Option(names = "--data", paramLabel = "DIR", description = "Data directory of the server (default ./data).")
-    Path data;
-
-    @Option(names = "--config", paramLabel = "FILE", description = "The server's YAML configuration file, if it has one.")
-    Path config;
+    @Mixin
+    StorageOptions storage;
 
     record Output(String dest, long indexBytes, long xorbs, long shards, long objectBytes, List<String> missing) {
     }
 
     @Override
     public Integer call() throws Exception {
-        ServerConfig cfg = ServerConfig.load(config);
-        if (data != null) cfg = cfg.withDataDir(data);
+        ServerConfig cfg = storage.load();
         if (!cfg.storage().indexUrl().isEmpty() || !cfg.storage().bucketUrl().isEmpty()) {
             System.err.println("openxet backup: this data dir's index or blobs live in PostgreSQL or S3: back those up"
                     + " with their own tools (pg_dump or archiving; bucket versioning), and keep a copy of "

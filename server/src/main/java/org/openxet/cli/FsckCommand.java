@@ -9,9 +9,8 @@ import org.openxet.service.ServerConfig;
 import org.openxet.service.Services;
 import org.openxet.storage.IndexException;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -28,18 +27,11 @@ import java.util.concurrent.Callable;
         "Exit 0: all is well; 1: something is damaged or missing (the report names each object and each file, by "
         + "hash and scope, that can no longer be reconstructed). Prints one JSON line last."})
 public final class FsckCommand implements Callable<Integer> {
-    @Option(names = "--data", paramLabel = "DIR", description = "Data directory of the server (default ./data).")
-    Path data;
+    @Mixin
+    StorageOptions storage;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "The server's YAML configuration file, if it has one.")
-    Path config;
-
-    @Option(names = "--deep", description = "Read and validate every object too (a scrub).")
-    boolean deep;
-
-    @Option(names = "--rate", paramLabel = "MB/s", description = "With --deep, read at most this many MB (10^6 bytes) "
-            + "a second (default 100; 0 = as fast as the storage goes).")
-    double rate = 100;
+    @Mixin
+    ScrubOptions scrub;
 
     record Output(long xorbsChecked, long shardsChecked, long filesChecked, long bytesRead, boolean deep,
                   List<String> damaged, List<String> missing, List<String> filesAffected, List<String> unknownObjects,
@@ -61,13 +53,12 @@ public final class FsckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (rate < 0) throw new IllegalArgumentException("--rate must not be negative");
-        ServerConfig cfg = ServerConfig.load(config);
-        if (data != null) cfg = cfg.withDataDir(data);
+        long bytesPerSecond = scrub.bytesPerSecond();
+        ServerConfig cfg = storage.load();
         if (cfg.storage().indexUrl().isEmpty()) DataDirs.existing(cfg.dataDir());
         Fsck.Report report;
         try (Services.Stores stores = Services.openStores(cfg); Display display = new Display()) {
-            report = Fsck.check(stores.index(), stores.bucket(), deep, (long) (rate * 1_000_000), display);
+            report = Fsck.check(stores.index(), stores.bucket(), scrub.deep, bytesPerSecond, display);
         } catch (IndexException e) {
             System.err.println("openxet fsck: " + e.getMessage());
             return 2;

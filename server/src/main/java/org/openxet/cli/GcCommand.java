@@ -7,6 +7,7 @@ import org.openxet.service.Services;
 import org.openxet.service.XorbCollector;
 import org.openxet.storage.IndexException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -24,11 +25,8 @@ import java.util.concurrent.Callable;
         "With a PostgreSQL index (and an S3 bucket) several nodes share, stop every node first: gc checks through "
         + "PostgreSQL that none is connected, and no node starts until it is done. Prints one JSON line."})
 public final class GcCommand implements Callable<Integer> {
-    @Option(names = "--data", paramLabel = "DIR", description = "Data directory of the server (default ./data).")
-    Path data;
-
-    @Option(names = "--config", paramLabel = "FILE", description = "The server's YAML configuration file, if it has one.")
-    Path config;
+    @Mixin
+    StorageOptions storage;
 
     @Option(names = "--older-than", paramLabel = "DURATION", description = "Grace period: keep xorbs registered more "
             + "recently, which a client that stopped mid-upload may still come back for (default 7d).")
@@ -44,8 +42,7 @@ public final class GcCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Duration grace = DurationOption.parse("--older-than", olderThan, "36h, 7d, 30d");
         if (grace.isNegative()) throw new IllegalArgumentException("--older-than must not be negative");
-        ServerConfig cfg = ServerConfig.load(config);
-        if (data != null) cfg = cfg.withDataDir(data);
+        ServerConfig cfg = storage.load();
         boolean sharedIndex = !cfg.storage().indexUrl().isEmpty();
         if (!cfg.storage().bucketUrl().isEmpty() && !sharedIndex) {
             return fail(2, "an S3 bucket is collected only with the PostgreSQL index its nodes share, through which gc"

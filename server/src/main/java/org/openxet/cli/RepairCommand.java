@@ -5,10 +5,10 @@ import org.openxet.service.Fsck;
 import org.openxet.service.Repair;
 import org.openxet.service.ServerConfig;
 import org.openxet.service.Services;
+import org.openxet.storage.IndexException;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -22,33 +22,29 @@ import java.util.concurrent.Callable;
         + "the files using it come back. Reports what it cannot restore (damaged shard objects, files whose terms do "
         + "not fit a healthy xorb). Prints one JSON line last."})
 public final class RepairCommand implements Callable<Integer> {
-    @Option(names = "--data", paramLabel = "DIR", description = "Data directory of the server (default ./data).")
-    Path data;
+    @Mixin
+    StorageOptions storage;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "The server's YAML configuration file, if it has one.")
-    Path config;
-
-    @Option(names = "--deep", description = "Find damage by reading every object (fsck --deep), not only by sizes.")
-    boolean deep;
-
-    @Option(names = "--rate", paramLabel = "MB/s", description = "With --deep, read at most this many MB a second "
-            + "(default 100; 0 = no bound).")
-    double rate = 100;
+    @Mixin
+    ScrubOptions scrub;
 
     record Output(List<String> quarantined, List<String> movedAside, List<String> notRepaired) {
     }
 
     @Override
     public Integer call() throws Exception {
-        if (rate < 0) throw new IllegalArgumentException("--rate must not be negative");
-        ServerConfig cfg = ServerConfig.load(config);
-        if (data != null) cfg = cfg.withDataDir(data);
+        long bytesPerSecond = scrub.bytesPerSecond();
+        ServerConfig cfg = storage.load();
         if (cfg.storage().indexUrl().isEmpty()) DataDirs.existing(cfg.dataDir());
         Repair.Report r;
         try (Services.Stores stores = Services.openStores(cfg)) {
-            Fsck.Report found = Fsck.check(stores.index(), stores.bucket(), deep, (long) (rate * 1_000_000),
+            Fsck.Report found = Fsck.check(stores.index(), stores.bucket(), scrub.deep, bytesPerSecond,
                     Fsck.Progress.NONE);
             r = Repair.apply(stores.index(), stores.bucket(), found, System.currentTimeMillis() / 1000);
+        } catch (IndexException e) {
+            // As fsck: the storage error is the documented exit 2, one line, not a stack trace.
+            System.err.println("openxet repair: " + e.getMessage());
+            return 2;
         }
         for (MerkleHash h : r.quarantined()) System.out.println("quarantined xorb " + h + ": clients will upload it again");
         for (String s : r.notRepaired()) System.out.println("not repaired: " + s);

@@ -162,20 +162,31 @@ public final class Fsck {
     private void checkXorb(Index.Stored x, XorbValidator validator) {
         String key = XorbIngest.key(x.hash());
         try {
-            Optional<Long> size = bucket.size(key);
-            if (size.isEmpty()) {
-                bad(missing, "xorb", x.hash(), "no object at " + key);
-            } else if (size.get() != x.storedBytes()) {
-                bad(damaged, "xorb", x.hash(), "object has " + size.get() + " bytes, the index expects " + x.storedBytes());
-            } else if (deep) {
-                byte[] object = read(key);
-                String why = validateXorb(validator, object, x.hash());
+            if (presentAtSize("xorb", x, key) && deep) {
+                String why = validateXorb(validator, read(key), x.hash());
                 if (why != null) bad(damaged, "xorb", x.hash(), why);
             }
-            progress.item(deep && size.isPresent() ? size.get() : 0);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * Whether the object at {@code key} exists with the size the index expects; records it missing or damaged
+     * otherwise. Counts the item for the progress display, with its bytes when a deep check reads them next.
+     */
+    private boolean presentAtSize(String kind, Index.Stored o, String key) throws IOException {
+        Optional<Long> size = bucket.size(key);
+        progress.item(deep && size.isPresent() ? size.get() : 0);
+        if (size.isEmpty()) {
+            bad(missing, kind, o.hash(), "no object at " + key);
+            return false;
+        }
+        if (size.get() != o.storedBytes()) {
+            bad(damaged, kind, o.hash(), "object has " + size.get() + " bytes, the index expects " + o.storedBytes());
+            return false;
+        }
+        return true;
     }
 
     /** Null when the object is the xorb the index registered, else what differs. */
@@ -204,12 +215,7 @@ public final class Fsck {
     private void checkShard(Index.Stored s) {
         String key = ShardRegistration.key(s.hash());
         try {
-            Optional<Long> size = bucket.size(key);
-            if (size.isEmpty()) {
-                bad(missing, "shard", s.hash(), "no object at " + key);
-            } else if (size.get() != s.storedBytes()) {
-                bad(damaged, "shard", s.hash(), "object has " + size.get() + " bytes, the index expects " + s.storedBytes());
-            } else if (deep) {
+            if (presentAtSize("shard", s, key) && deep) {
                 byte[] object = read(key);
                 try {
                     // Stored re-serialized with its footer's timestamp (ShardRegistration), so its bytes do not hash
@@ -219,7 +225,6 @@ public final class Fsck {
                     bad(damaged, "shard", s.hash(), "invalid: " + e.getMessage());
                 }
             }
-            progress.item(deep && size.isPresent() ? size.get() : 0);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -45,13 +45,9 @@ public final class Services implements AutoCloseable {
      * blobs live in that S3 bucket instead (checked reachable before anything is served).
      */
     public static Services open(ServerConfig config) throws IOException, IndexException {
-        ServerConfig.Storage storage = config.storage();
         Path data = config.dataDir();
         Secrets secrets = Secrets.loadOrCreate(data);
-        // PostgreSQL gets as many connections as SQLite opens: index.readers for reads, plus one (SQLite's writer).
-        Index index = storage.indexUrl().isEmpty()
-                ? new SqliteIndex(data.resolve("index.sqlite"), config.readConnections())
-                : new PostgresIndex(storage.indexUrl(), config.readConnections() + 1);
+        Index index = openIndex(config, config.readConnections());
         Bucket bucket;
         try {
             requireSharedKeys(index, secrets, data);
@@ -59,9 +55,7 @@ public final class Services implements AutoCloseable {
             Users users = new Users(data, index);
             users.importFile();
             users.markWhereUsersLive();
-            bucket = storage.bucketUrl().isEmpty()
-                    ? new LocalBucket(data.resolve("bucket"))
-                    : S3Bucket.open(storage.bucketUrl(), storage.s3Endpoint(), storage.s3Region());
+            bucket = openBucket(config, true);
         } catch (IOException | IndexException | RuntimeException e) {
             index.close();
             throw e;
@@ -79,21 +73,31 @@ public final class Services implements AutoCloseable {
 
     /** Opens the configured index and bucket as {@link #open} does, with nothing else (no keys, users or recovery). */
     public static Stores openStores(ServerConfig config) throws IOException, IndexException {
-        ServerConfig.Storage storage = config.storage();
-        Path data = config.dataDir();
-        Index index = storage.indexUrl().isEmpty()
-                ? new SqliteIndex(data.resolve("index.sqlite"), 1)
-                : new PostgresIndex(storage.indexUrl(), 2);
+        Index index = openIndex(config, 1);
         try {
             // Beside a running server: its uploads' temp files stay.
-            Bucket bucket = storage.bucketUrl().isEmpty()
-                    ? LocalBucket.beside(data.resolve("bucket"))
-                    : S3Bucket.open(storage.bucketUrl(), storage.s3Endpoint(), storage.s3Region());
-            return new Stores(index, bucket);
+            return new Stores(index, openBucket(config, false));
         } catch (IOException | RuntimeException e) {
             index.close();
             throw e;
         }
+    }
+
+    /** SQLite at {@code <data>/index.sqlite}, or PostgreSQL with as many connections as SQLite opens (one more). */
+    private static Index openIndex(ServerConfig config, int readers) throws IndexException {
+        String url = config.storage().indexUrl();
+        return url.isEmpty() ? new SqliteIndex(config.dataDir().resolve("index.sqlite"), readers)
+                : new PostgresIndex(url, readers + 1);
+    }
+
+    /** {@code <data>/bucket}, its owner's or a view beside its server ({@link LocalBucket#beside}), or the S3 bucket. */
+    private static Bucket openBucket(ServerConfig config, boolean owner) throws IOException {
+        ServerConfig.Storage storage = config.storage();
+        if (!storage.bucketUrl().isEmpty()) {
+            return S3Bucket.open(storage.bucketUrl(), storage.s3Endpoint(), storage.s3Region());
+        }
+        Path root = config.dataDir().resolve("bucket");
+        return owner ? new LocalBucket(root) : LocalBucket.beside(root);
     }
 
     /** This node's keys are not the ones the other nodes sharing its index hold. */

@@ -1,16 +1,12 @@
 package org.openxet.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.openxet.service.Access;
 import org.openxet.testing.MiniClient;
 import org.openxet.testing.TestServer;
 import org.openxet.testing.Vectors;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,19 +23,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BackupCommandTest {
     private static final String SCOPE = "user/repo";
 
+    /** The CLI in this JVM; it must succeed; its JSON summary. */
     private static JsonNode run(String... args) throws Exception {
-        PrintStream out = System.out;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        int exit;
-        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try {
-            exit = Main.run(args);
-        } finally {
-            System.setOut(out);
-        }
-        List<String> lines = captured.toString(StandardCharsets.UTF_8).lines().toList();
-        assertEquals(0, exit, String.join("\n", lines));
-        return new ObjectMapper().readTree(lines.getLast());
+        CliTest.Run r = CliTest.run(args);
+        assertEquals(0, r.exit(), r.out() + "\n" + r.err());
+        return r.lastJson();
     }
 
     @Test
@@ -59,7 +47,7 @@ class BackupCommandTest {
             s.uploadScenario("single-r3m", s.token(SCOPE, Access.WRITE));
             assertEquals(200, new MiniClient(s, token).reconstruction(2, fileOf("single-r3m"), null).status());
         }
-        JsonNode fsck = FsckCommandTest.fsck("--data", dest.toString(), "--deep", "--rate", "0").json();
+        JsonNode fsck = FsckCommandTest.fsck("--data", dest.toString(), "--deep", "--rate", "0").lastJson();
         assertEquals(0, fsck.get("damaged").size() + fsck.get("missing").size() + fsck.get("files_affected").size(),
                 fsck.toString());
         try (TestServer restored = new TestServer(c -> c.withDataDir(dest))) {
@@ -93,7 +81,7 @@ class BackupCommandTest {
             uploads.join();
             assertEquals(0, r.get("missing").size());
         }
-        JsonNode fsck = FsckCommandTest.fsck("--data", dest.toString(), "--deep", "--rate", "0").json();
+        JsonNode fsck = FsckCommandTest.fsck("--data", dest.toString(), "--deep", "--rate", "0").lastJson();
         assertEquals(0, fsck.get("damaged").size() + fsck.get("missing").size() + fsck.get("files_affected").size(),
                 fsck.toString());
     }

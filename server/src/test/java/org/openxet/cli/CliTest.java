@@ -33,6 +33,15 @@ class CliTest {
         JsonNode json() throws Exception {
             return JSON.readTree(out);
         }
+
+        java.util.List<String> lines() {
+            return out.lines().toList();
+        }
+
+        /** The last line, as the commands that report line by line print their JSON summary. */
+        JsonNode lastJson() throws Exception {
+            return JSON.readTree(lines().getLast());
+        }
     }
 
     static synchronized Run run(String... args) {

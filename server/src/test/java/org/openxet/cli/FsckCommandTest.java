@@ -1,7 +1,6 @@
 package org.openxet.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.openxet.protocol.MerkleHash;
 import org.openxet.service.ShardRegistration;
@@ -12,8 +11,6 @@ import org.openxet.testing.S3Server;
 import org.openxet.testing.TestServer;
 import org.openxet.testing.Vectors;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.channels.FileChannel;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -36,24 +33,10 @@ class FsckCommandTest {
     /** Three captured uploads: one xorb, one shard and one file each. */
     private static final List<String> SCENARIOS = List.of("single-r1m", "single-r3m", "single-words-512k");
 
-    record Run(int exit, List<String> lines, JsonNode json) {
-    }
-
-    /** Runs the CLI in this JVM, capturing what it prints. */
-    static Run fsck(String... args) throws Exception {
-        PrintStream out = System.out;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        int exit;
-        System.setOut(new PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
-        try {
-            List<String> all = new ArrayList<>(List.of("fsck"));
-            all.addAll(List.of(args));
-            exit = Main.run(all.toArray(String[]::new));
-        } finally {
-            System.setOut(out);
-        }
-        List<String> lines = captured.toString(java.nio.charset.StandardCharsets.UTF_8).lines().toList();
-        return new Run(exit, lines, new ObjectMapper().readTree(lines.getLast()));
+    static CliTest.Run fsck(String... args) {
+        List<String> all = new ArrayList<>(List.of("fsck"));
+        all.addAll(List.of(args));
+        return CliTest.run(all.toArray(String[]::new));
     }
 
     private static MerkleHash xorbOf(String scenario) throws Exception {
@@ -78,13 +61,13 @@ class FsckCommandTest {
             Path data = s.dataDir();
             LocalBucket bucket = (LocalBucket) s.services().bucket();
             MerkleHash shard = MerkleHash.parse(bucket.list("shards").getFirst().substring("shards/".length()));
-            Run clean = fsck("--data", data.toString(), "--deep", "--rate", "0");
+            CliTest.Run clean = fsck("--data", data.toString(), "--deep", "--rate", "0");
             assertEquals(0, clean.exit(), String.join("\n", clean.lines()));
-            assertEquals(3, clean.json().get("xorbs_checked").asLong());
-            assertEquals(3, clean.json().get("shards_checked").asLong());
-            assertEquals(3, clean.json().get("files_checked").asLong());
-            assertTrue(clean.json().get("bytes_read").asLong() > 3_000_000, "deep reads every object");
-            assertEquals(List.of(), texts(clean.json().get("damaged")));
+            assertEquals(3, clean.lastJson().get("xorbs_checked").asLong());
+            assertEquals(3, clean.lastJson().get("shards_checked").asLong());
+            assertEquals(3, clean.lastJson().get("files_checked").asLong());
+            assertTrue(clean.lastJson().get("bytes_read").asLong() > 3_000_000, "deep reads every object");
+            assertEquals(List.of(), texts(clean.lastJson().get("damaged")));
 
             // One flipped byte in the middle of the first xorb's object, on disk: its size is unchanged.
             Path flipped = bucket.path(XorbIngest.key(xorbOf("single-r1m")));
@@ -100,22 +83,22 @@ class FsckCommandTest {
             bucket.put("xorbs/default/" + "ab".repeat(32), new byte[100]);
 
             // Without --deep the flipped byte is not seen (sizes agree); the deleted objects are.
-            Run shallow = fsck("--data", data.toString());
+            CliTest.Run shallow = fsck("--data", data.toString());
             assertEquals(1, shallow.exit(), String.join("\n", shallow.lines()));
-            assertEquals(List.of(), texts(shallow.json().get("damaged")));
-            assertEquals(List.of(xorbOf("single-words-512k").hex(), shard.hex()), texts(shallow.json().get("missing")));
-            assertEquals(List.of(fileOf("single-words-512k")), texts(shallow.json().get("files_affected")));
-            assertEquals(List.of("xorbs/default/" + "ab".repeat(32)), texts(shallow.json().get("unknown_objects")));
+            assertEquals(List.of(), texts(shallow.lastJson().get("damaged")));
+            assertEquals(List.of(xorbOf("single-words-512k").hex(), shard.hex()), texts(shallow.lastJson().get("missing")));
+            assertEquals(List.of(fileOf("single-words-512k")), texts(shallow.lastJson().get("files_affected")));
+            assertEquals(List.of("xorbs/default/" + "ab".repeat(32)), texts(shallow.lastJson().get("unknown_objects")));
 
-            Run deep = fsck("--data", data.toString(), "--deep");
+            CliTest.Run deep = fsck("--data", data.toString(), "--deep");
             assertEquals(1, deep.exit());
-            assertEquals(List.of(xorbOf("single-r1m").hex()), texts(deep.json().get("damaged")));
+            assertEquals(List.of(xorbOf("single-r1m").hex()), texts(deep.lastJson().get("damaged")));
             assertEquals(List.of(fileOf("single-r1m"), fileOf("single-words-512k")),
-                    texts(deep.json().get("files_affected")));
+                    texts(deep.lastJson().get("files_affected")));
             assertTrue(deep.lines().contains("file " + fileOf("single-r1m") + " (" + SCOPE + ") cannot be reconstructed:"
                     + " term 0 reads xorb " + xorbOf("single-r1m") + ", which is damaged or missing"),
                     String.join("\n", deep.lines()));
-            JsonNode finding = deep.json().get("findings").get(2);
+            JsonNode finding = deep.lastJson().get("findings").get(2);
             assertEquals("xorb", finding.get("kind").asText());
             assertTrue(finding.get("why").asText().startsWith("invalid: "), finding.toString());
         }
@@ -133,12 +116,12 @@ class FsckCommandTest {
                 Path config = Files.writeString(Files.createTempFile("openxet-fsck", ".yaml"), "openxet:\n  index:\n"
                         + "    url: \"" + url + "\"\n  bucket:\n    url: " + storage.bucketUrl() + "\n  s3:\n    endpoint: "
                         + storage.s3Endpoint() + "\n    region: " + storage.s3Region() + "\n");
-                Run run = fsck("--config", config.toString(), "--data", s.dataDir().toString(), "--deep", "--rate", "0");
+                CliTest.Run run = fsck("--config", config.toString(), "--data", s.dataDir().toString(), "--deep", "--rate", "0");
                 assertEquals(1, run.exit(), String.join("\n", run.lines()));
-                assertEquals(List.of(xorbOf("single-r3m").hex()), texts(run.json().get("missing")));
-                assertEquals(List.of(), texts(run.json().get("damaged")), "every other object reads back valid");
-                assertEquals(List.of(fileOf("single-r3m")), texts(run.json().get("files_affected")));
-                assertEquals(3, run.json().get("shards_checked").asLong());
+                assertEquals(List.of(xorbOf("single-r3m").hex()), texts(run.lastJson().get("missing")));
+                assertEquals(List.of(), texts(run.lastJson().get("damaged")), "every other object reads back valid");
+                assertEquals(List.of(fileOf("single-r3m")), texts(run.lastJson().get("files_affected")));
+                assertEquals(3, run.lastJson().get("shards_checked").asLong());
             }
         }
     }

@@ -1,7 +1,6 @@
 package org.openxet.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.openxet.protocol.MerkleHash;
 import org.openxet.service.Access;
@@ -15,13 +14,10 @@ import org.openxet.testing.S3Server;
 import org.openxet.testing.TestServer;
 import org.openxet.testing.Vectors;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -41,21 +37,13 @@ class RepairCommandTest {
     private static final String SCOPE = "user/repo";
     private static final String SCENARIO = "single-r1m";
 
+    /** {@code openxet repair} in this JVM; it must succeed; its JSON summary. */
     private static JsonNode repair(String... args) throws Exception {
-        PrintStream out = System.out;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        int exit;
-        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try {
-            List<String> all = new java.util.ArrayList<>(List.of("repair"));
-            all.addAll(List.of(args));
-            exit = Main.run(all.toArray(String[]::new));
-        } finally {
-            System.setOut(out);
-        }
-        List<String> lines = captured.toString(StandardCharsets.UTF_8).lines().toList();
-        assertEquals(0, exit, String.join("\n", lines));
-        return new ObjectMapper().readTree(lines.getLast());
+        List<String> all = new java.util.ArrayList<>(List.of("repair"));
+        all.addAll(List.of(args));
+        CliTest.Run r = CliTest.run(all.toArray(String[]::new));
+        assertEquals(0, r.exit(), r.out() + "\n" + r.err());
+        return r.lastJson();
     }
 
     private static MerkleHash xorb() throws Exception {
@@ -98,7 +86,7 @@ class RepairCommandTest {
             assertEquals(original.length, kept.length, "the damaged bytes are kept aside, not deleted");
             assertTrue(bucket.size(XorbIngest.key(xorb())).isEmpty());
             clientHealsIt(s);
-            JsonNode fsck = FsckCommandTest.fsck("--data", s.dataDir().toString(), "--deep", "--rate", "0").json();
+            JsonNode fsck = FsckCommandTest.fsck("--data", s.dataDir().toString(), "--deep", "--rate", "0").lastJson();
             assertEquals(0, fsck.get("damaged").size() + fsck.get("missing").size() + fsck.get("files_affected").size(),
                     fsck.toString());
         }
