@@ -15,9 +15,10 @@ import java.util.logging.Logger;
  * answered 503 with Retry-After (the stock clients retry it with backoff, §5.10), never a 500 or an OutOfMemoryError.
  *
  * <p>Slow holders yield under pressure: a sender can send fast to grow its buffer, then trickle at the pace floor for
- * hours. When a body needs memory that is not free, the budget cuts the body that holds the most while arriving slower
- * than {@link #slowBytesPerSecond} over the last {@link #slowWindowNanos} (its connection is closed: the clients
- * retry), so slow senders cannot keep the memory from uploads that arrive.
+ * hours. While a body waits for memory that is not free, the budget cuts the body that holds the most while arriving
+ * slower than {@link #slowBytesPerSecond} over the last {@link #slowWindowNanos} (its connection is closed: the clients
+ * retry), looking again every {@link #CUT_SLICE_NANOS} of the wait, so slow senders cannot keep the memory from uploads
+ * that arrive.
  */
 final class BodyBudget {
     private static final Logger LOG = Logger.getLogger(BodyBudget.class.getName());
@@ -27,6 +28,8 @@ final class BodyBudget {
     static final double MAX_HEAP_SHARE = 0.75;
     /** Slower than the pace floor times this, over a window, a body yields its memory under pressure. */
     static final int SLOW_FLOOR_MULTIPLE = 16;
+    /** How often a request waiting for memory looks again for a slow holder to cut. */
+    private static final long CUT_SLICE_NANOS = 100_000_000L;
 
     private final Semaphore freeKiB;
     private final long bytes;
@@ -125,13 +128,16 @@ final class BodyBudget {
             boolean got = false;
             if (more <= (bytes >> 10)) {
                 got = freeKiB.tryAcquire(more);
-                if (!got) {
-                    cutSlowest(this);
-                    try {
-                        got = freeKiB.tryAcquire(more, wait.toMillis(), TimeUnit.MILLISECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
+                // Looks for a slow holder again every slice of the wait: a holder's pace is known only once it has
+                // been watched a whole window, and one may cross that line while this request waits.
+                long deadline = System.nanoTime() + wait.toNanos();
+                try {
+                    for (long left = wait.toNanos(); !got && left > 0; left = deadline - System.nanoTime()) {
+                        cutSlowest(this);
+                        got = freeKiB.tryAcquire(more, Math.min(left, CUT_SLICE_NANOS), TimeUnit.NANOSECONDS);
                     }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
                 }
             }
             if (!got) {

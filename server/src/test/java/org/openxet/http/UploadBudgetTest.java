@@ -85,10 +85,9 @@ class UploadBudgetTest {
             out.flush();
             Thread.sleep(300);
             assertTrue(budget.freeBytes() >= BUDGET - Bodies.FIRST_BUFFER, budget.freeBytes() + " bytes free");
-            long start = System.nanoTime();
             String accepted = post(HEAD + write + "\r\n", body);
+            // Had the holder taken what it declared, this would be a 503 after the wait (it is not slow for 10 minutes).
             assertTrue(accepted.startsWith("HTTP/1.1 200"), accepted);
-            assertTrue((System.nanoTime() - start) / 1_000_000 < 400, "no wait for the budget");
         }
         awaitFree(BUDGET);
     }
