@@ -1,8 +1,5 @@
 package org.openxet.cli;
 
-import me.tongfei.progressbar.ProgressBar;
-import me.tongfei.progressbar.ProgressBarBuilder;
-import me.tongfei.progressbar.ProgressBarStyle;
 import org.openxet.protocol.MerkleHash;
 import org.openxet.service.Fsck;
 import org.openxet.service.ServerConfig;
@@ -57,7 +54,7 @@ public final class FsckCommand implements Callable<Integer> {
         ServerConfig cfg = storage.load();
         if (cfg.storage().indexUrl().isEmpty()) DataDirs.existing(cfg.dataDir());
         Fsck.Report report;
-        try (Services.Stores stores = Services.openStores(cfg); Display display = new Display()) {
+        try (Services.Stores stores = Services.openStores(cfg); ProgressDisplay display = new ProgressDisplay("fsck")) {
             report = Fsck.check(stores.index(), stores.bucket(), scrub.deep, bytesPerSecond, display);
         } catch (IndexException e) {
             System.err.println("openxet fsck: " + e.getMessage());
@@ -81,52 +78,5 @@ public final class FsckCommand implements Callable<Integer> {
 
     private static List<String> hexes(List<Fsck.Finding> findings) {
         return findings.stream().map(Fsck.Finding::hash).map(MerkleHash::hex).toList();
-    }
-
-    /**
-     * Progress on stderr: a bar with its rate and ETA (each stage's total from the index's row counts) when run on a
-     * terminal, a line every 10 s otherwise (a cron job's log).
-     */
-    private static final class Display implements Fsck.Progress, AutoCloseable {
-        private final boolean terminal = System.console() != null && System.console().isTerminal();
-        private ProgressBar bar;
-        private String stage = "";
-        private long items;
-        private long bytes;
-        private long lastLine = System.nanoTime();
-
-        @Override
-        public void stage(String name, long total) {
-            closeBar();
-            stage = name;
-            items = 0;
-            if (terminal) {
-                bar = new ProgressBarBuilder().setTaskName("fsck " + name).setInitialMax(total)
-                        .setStyle(ProgressBarStyle.ASCII).setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(
-                                System.err)).showSpeed().build();
-            }
-        }
-
-        @Override
-        public void item(long bytesRead) {
-            items++;
-            bytes += bytesRead;
-            if (bar != null) {
-                bar.step();
-            } else if (System.nanoTime() - lastLine > 10_000_000_000L) {
-                lastLine = System.nanoTime();
-                System.err.printf("fsck %s: %,d checked, %,d MB read%n", stage, items, bytes / 1_000_000);
-            }
-        }
-
-        private void closeBar() {
-            if (bar != null) bar.close();
-            bar = null;
-        }
-
-        @Override
-        public void close() {
-            closeBar();
-        }
     }
 }

@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
         description = "A self-hostable Xet CAS server.",
         subcommands = {CommandLine.HelpCommand.class, ServeCommand.class, TokenCommand.class, UserCommand.class,
                 VersionCommand.class, HashCommand.class, XorbInfoCommand.class, ShardInfoCommand.class, GcCommand.class,
-                FsckCommand.class, RepairCommand.class, BackupCommand.class})
+                FsckCommand.class, RepairCommand.class, BackupCommand.class, IndexCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

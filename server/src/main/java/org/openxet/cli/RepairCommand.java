@@ -2,6 +2,7 @@ package org.openxet.cli;
 
 import org.openxet.protocol.MerkleHash;
 import org.openxet.service.Fsck;
+import org.openxet.service.Progress;
 import org.openxet.service.Repair;
 import org.openxet.service.ServerConfig;
 import org.openxet.service.Services;
@@ -39,7 +40,7 @@ public final class RepairCommand implements Callable<Integer> {
         Repair.Report r;
         try (Services.Stores stores = Services.openStores(cfg)) {
             Fsck.Report found = Fsck.check(stores.index(), stores.bucket(), scrub.deep, bytesPerSecond,
-                    Fsck.Progress.NONE);
+                    Progress.NONE);
             r = Repair.apply(stores.index(), stores.bucket(), found, System.currentTimeMillis() / 1000);
         } catch (IndexException e) {
             // As fsck: the storage error is the documented exit 2, one line, not a stack trace.

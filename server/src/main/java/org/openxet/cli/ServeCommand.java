@@ -87,6 +87,12 @@ public final class ServeCommand implements Callable<Integer> {
             System.out.println("openxet: the previous run did not stop cleanly; reconciling bucket and index");
             Recovery.reconcile(services.index(), services.bucket());
         }
+        // A bucket from before the registration records gets them, once, while the index can say them.
+        long backfilled = services.registrations().backfill(services.index());
+        if (backfilled > 0) {
+            System.out.println("openxet: wrote " + backfilled + " registration records to the bucket (once, for"
+                    + " `openxet index rebuild`)");
+        }
         WebServer server = OpenxetServer.start(services);
         if (!server.isRunning()) {
             // Helidon has logged why (an address in use, an unknown host); nothing was served, so the stop is clean.

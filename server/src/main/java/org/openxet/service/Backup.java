@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -21,8 +22,10 @@ import java.util.function.Function;
  * ({@code openxet backup}): first the index as of one commit ({@link SqliteIndex#snapshot}), then every object that
  * copy names, then the keys and users. Objects are named by their content and never change once stored, and a
  * registration stores its objects before its index commit, so every object the copy names exists in the live bucket
- * (gc, which removes objects, runs only with the server stopped and holds the data dir's lock). The result is a data
- * dir: {@code openxet serve --data DEST} serves what the server served at the snapshot, with the same tokens.
+ * (gc, which removes objects, runs only with the server stopped and holds the data dir's lock). The registration
+ * records go with them, as they were at the snapshot (what {@code openxet index rebuild} needs of the copy). The
+ * result is a data dir: {@code openxet serve --data DEST} serves what the server served at the snapshot, with the
+ * same tokens.
  */
 public final class Backup {
     public record Report(long indexBytes, long xorbs, long shards, long objectBytes, List<MerkleHash> missing) {
@@ -45,12 +48,15 @@ public final class Backup {
         List<MerkleHash> missing = new ArrayList<>();
         Bucket from = LocalBucket.beside(source.resolve("bucket"));
         Bucket to = new LocalBucket(dest.resolve("bucket"));
+        // Measured right after the snapshot: every registration it holds wrote its record before its commit.
+        Map<String, Long> records = Registrations.sizes(from);
         try (SqliteIndex copy = new SqliteIndex(index, 1)) {
             copyEach(copy, true, from, to, XorbIngest::key, counts, missing);
             copyEach(copy, false, from, to, ShardRegistration::key, counts, missing);
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }
+        Registrations.copy(from, to, records);
         for (String file : List.of(Secrets.FILE, Users.FILE)) {
             if (Files.exists(source.resolve(file))) {
                 Files.copy(source.resolve(file), dest.resolve(file), StandardCopyOption.COPY_ATTRIBUTES);

@@ -38,26 +38,6 @@ import java.util.Set;
  */
 public final class Fsck {
     /**
-     * What fsck is doing, for a progress display: a stage and how many items it has (-1: not known before), then one
-     * call per item (and its bytes, when read).
-     */
-    public interface Progress {
-        void stage(String name, long items);
-
-        void item(long bytesRead);
-
-        Progress NONE = new Progress() {
-            @Override
-            public void stage(String name, long items) {
-            }
-
-            @Override
-            public void item(long bytesRead) {
-            }
-        };
-    }
-
-    /**
      * A file that can no longer be reconstructed: its hash, the scopes that see it, why, and the damaged or missing
      * xorb it reads (null when its terms do not fit a healthy xorb's layout).
      */

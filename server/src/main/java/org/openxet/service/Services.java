@@ -23,6 +23,7 @@ public final class Services implements AutoCloseable {
     private final Bucket bucket;
     private final Tokens tokens;
     private final XorbIngest ingest;
+    private final Registrations registrations;
     private final ShardRegistration shards;
     private final Clock clock;
     private final Readiness readiness;
@@ -35,7 +36,8 @@ public final class Services implements AutoCloseable {
         this.clock = clock;
         this.tokens = new Tokens(secrets.tokenKey(), clock);
         this.ingest = new XorbIngest(bucket, index);
-        this.shards = new ShardRegistration(bucket, index, config.commitPermits(), clock);
+        this.registrations = new Registrations(bucket);
+        this.shards = new ShardRegistration(bucket, index, registrations, config.commitPermits(), clock);
         this.readiness = new Readiness(index, bucket);
     }
 
@@ -145,6 +147,10 @@ public final class Services implements AutoCloseable {
         return shards;
     }
 
+    public Registrations registrations() {
+        return registrations;
+    }
+
     public Clock clock() {
         return clock;
     }
@@ -157,9 +163,10 @@ public final class Services implements AutoCloseable {
     public void close() {
         index.close();
         try {
+            registrations.close();
             bucket.close();
         } catch (IOException ignored) {
-            // nothing buffered: every put is complete (local file renamed, S3 object acknowledged) when it returns
+            // nothing buffered: every put and every registration record is durable when it returns
         }
     }
 }

@@ -31,16 +31,18 @@ public final class ShardRegistration {
     private final Index index;
     private final Slots permits;
     private final Clock clock;
+    private final Registrations registrations;
     // One registration of a shard at a time stores, registers and, on failure, removes its object, so a failed
     // registration never deletes an object that a concurrent identical one has just registered. Different shards
     // never wait for each other.
     private final KeyedLocks<MerkleHash> registering = new KeyedLocks<>();
 
-    public ShardRegistration(Bucket bucket, Index index, int permits, Clock clock) {
+    public ShardRegistration(Bucket bucket, Index index, Registrations registrations, int permits, Clock clock) {
         this.bucket = bucket;
         this.index = index;
         this.permits = new Slots(permits, "shard commit", true);
         this.clock = clock;
+        this.registrations = registrations;
     }
 
     /** Progress of one registration, for the v2 NDJSON stream (§5.3). */
@@ -107,6 +109,8 @@ public final class ShardRegistration {
                 if (!known) {
                     bucket.put(key(shardHash), stored);
                 }
+                // Who registered it, in the bucket too, before the index says so: a lost index is rebuilt from it.
+                registrations.write(shardHash, scope, clock.millis() / 1000);
                 listener.committing("syncing");
                 return index.registerShard(commit);
             } catch (Throwable e) {

@@ -30,6 +30,33 @@ public interface Bucket extends AutoCloseable {
      */
     boolean putIfAbsent(String key, ByteBuffer... parts) throws IOException;
 
+    /**
+     * An object that one process appends small records to, in order: cheaper than an object per record where the
+     * store can append (a local file). Readers see it as an ordinary object ({@link #openRange}); a crash may cut its
+     * last record short.
+     */
+    interface AppendLog extends AutoCloseable {
+        String key();
+
+        /** Appends {@code record} whole (concurrent appends never interleave); returns the log's length after it. */
+        long append(byte[] record) throws IOException;
+
+        /**
+         * Returns once the log is durable through {@code length}: one disk flush serves every append made before it
+         * started, so concurrent callers share flushes (a group commit).
+         */
+        void syncThrough(long length) throws IOException;
+
+        /** Makes everything appended durable and closes the log. */
+        @Override
+        void close() throws IOException;
+    }
+
+    /** A new append log at {@code key}, or empty when this store cannot append (S3: put an object per record). */
+    default Optional<AppendLog> createAppendLog(String key) throws IOException {
+        return Optional.empty();
+    }
+
     default void put(String key, byte[] whole) throws IOException {
         put(key, ByteBuffer.wrap(whole));
     }

@@ -92,6 +92,13 @@ public interface Index extends AutoCloseable {
      */
     boolean quarantineXorb(MerkleHash hash, long nowSeconds) throws IndexException;
 
+    /** A shard's registration under one scope, and when the shard was first registered (epoch seconds). */
+    record ShardScope(MerkleHash shard, String scope, long registeredAt) {
+    }
+
+    /** Every (shard, scope) registration, a page at a time (the bucket's registration records are written from it). */
+    void eachShardScope(Consumer<ShardScope> each) throws IndexException;
+
     /** Every registered file's record in registration order, as {@link #eachXorb}. */
     void eachFile(Consumer<FileRecord> each) throws IndexException;
 

@@ -138,6 +138,66 @@ public final class LocalBucket implements Bucket {
         }
     }
 
+    /** The file is created and its directory entry made durable here; records go to the page cache until synced. */
+    @Override
+    public Optional<AppendLog> createAppendLog(String key) throws IOException {
+        Path target = path(key);
+        durableDirectory(target.getParent());
+        FileChannel ch = FileChannel.open(target, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+                StandardOpenOption.APPEND), OwnerOnly.FILE);
+        OwnerOnly.syncDirectory(target.getParent());
+        return Optional.of(new FileAppendLog(key, ch));
+    }
+
+    private static final class FileAppendLog implements AppendLog {
+        private final String key;
+        private final FileChannel ch;
+        private final Object flushing = new Object();
+        private long written;
+        private volatile long synced;
+
+        FileAppendLog(String key, FileChannel ch) {
+            this.key = key;
+            this.ch = ch;
+        }
+
+        @Override
+        public String key() {
+            return key;
+        }
+
+        @Override
+        public synchronized long append(byte[] record) throws IOException {
+            ByteBuffer b = ByteBuffer.wrap(record);
+            while (b.hasRemaining()) {
+                ch.write(b);
+            }
+            written += record.length;
+            return written;
+        }
+
+        @Override
+        public void syncThrough(long length) throws IOException {
+            if (synced >= length) return;
+            synchronized (flushing) {
+                if (synced >= length) return; // a flush that began after our append covered it
+                long target;
+                synchronized (this) {
+                    target = written;
+                }
+                ch.force(false);
+                synced = target;
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            try (ch) {
+                ch.force(false);
+            }
+        }
+    }
+
     /**
      * Creates {@code dir} under the root as needed and makes its whole chain durable before any object in it is
      * acknowledged: the entry of every level, from {@code dir} up to the root itself, is fsynced in its parent,

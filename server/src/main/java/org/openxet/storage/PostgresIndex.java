@@ -698,6 +698,30 @@ public final class PostgresIndex implements Index {
     }
 
     @Override
+    public void eachShardScope(Consumer<ShardScope> each) throws IndexException {
+        long shardId = 0;
+        String scope = "";
+        while (true) {
+            long fromShard = shardId;
+            String fromScope = scope;
+            List<DbRow> page = read(() -> {
+                try (Stream<DbRow> s = db.execute().query("SELECT s.id, ss.scope, s.hash, s.created_at FROM shard_scopes ss"
+                        + " JOIN shards s ON s.id = ss.shard_id WHERE (ss.shard_id, ss.scope) > (?, ?)"
+                        + " ORDER BY ss.shard_id, ss.scope LIMIT " + SCAN_PAGE, fromShard, fromScope)) {
+                    return s.toList();
+                }
+            });
+            for (DbRow row : page) {
+                each.accept(new ShardScope(MerkleHash.fromBytes(bytes(row, "hash")), row.column("scope").get(String.class),
+                        number(row, "created_at")));
+            }
+            if (page.size() < SCAN_PAGE) return;
+            shardId = number(page.getLast(), "id");
+            scope = page.getLast().column("scope").get(String.class);
+        }
+    }
+
+    @Override
     public boolean quarantineXorb(MerkleHash hash, long nowSeconds) throws IndexException {
         try {
             return db.execute().dml("UPDATE xorbs SET quarantined_at = ? WHERE hash = ? AND quarantined_at IS NULL",

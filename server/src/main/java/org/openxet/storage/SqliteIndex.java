@@ -488,6 +488,35 @@ public final class SqliteIndex implements Index {
     }
 
     @Override
+    public void eachShardScope(Consumer<ShardScope> each) throws IndexException {
+        long shardId = 0;
+        String scope = "";
+        while (true) {
+            long fromShard = shardId;
+            String fromScope = scope;
+            List<Object[]> page = read(c -> {
+                try (PreparedStatement p = c.prepareStatement("SELECT s.id, ss.scope, s.hash, s.created_at FROM shard_scopes ss"
+                        + " JOIN shards s ON s.id = ss.shard_id WHERE (ss.shard_id, ss.scope) > (?, ?)"
+                        + " ORDER BY ss.shard_id, ss.scope LIMIT " + SCAN_PAGE)) {
+                    p.setLong(1, fromShard);
+                    p.setString(2, fromScope);
+                    List<Object[]> rows = new ArrayList<>();
+                    try (ResultSet r = p.executeQuery()) {
+                        while (r.next()) rows.add(new Object[]{r.getLong(1), r.getString(2), r.getBytes(3), r.getLong(4)});
+                    }
+                    return rows;
+                }
+            });
+            for (Object[] row : page) {
+                each.accept(new ShardScope(MerkleHash.fromBytes((byte[]) row[2]), (String) row[1], (Long) row[3]));
+            }
+            if (page.size() < SCAN_PAGE) return;
+            shardId = (Long) page.getLast()[0];
+            scope = (String) page.getLast()[1];
+        }
+    }
+
+    @Override
     public boolean quarantineXorb(MerkleHash hash, long nowSeconds) throws IndexException {
         return write(c -> {
             try (PreparedStatement p = c.prepareStatement("UPDATE xorbs SET quarantined_at = ? WHERE hash = ?"

@@ -34,7 +34,7 @@ class ShardRegistrationTest {
         Path db = dir.resolve("index.sqlite");
         try (SqliteIndex index = new SqliteIndex(db, 2)) {
             LocalBucket bucket = new LocalBucket(dir.resolve("bucket"));
-            ShardRegistration shards = new ShardRegistration(bucket, index, 1, Clock.systemUTC());
+            ShardRegistration shards = new ShardRegistration(bucket, index, new Registrations(bucket), 1, Clock.systemUTC());
             try (DiskFull full = DiskFull.on(db, "shards")) {
                 assertThrows(IndexException.class, () -> shards.register(BODY, BODY.length, "user/repo", ShardRegistration.SILENT));
                 assertEquals(List.of(), bucket.list("shards"), "a shard object nothing registered was left behind");
@@ -49,7 +49,7 @@ class ShardRegistrationTest {
         Path db = dir.resolve("index.sqlite");
         try (SqliteIndex index = new SqliteIndex(db, 2)) {
             LocalBucket bucket = new LocalBucket(dir.resolve("bucket"));
-            ShardRegistration shards = new ShardRegistration(bucket, index, 1, Clock.systemUTC());
+            ShardRegistration shards = new ShardRegistration(bucket, index, new Registrations(bucket), 1, Clock.systemUTC());
             // Left by an earlier attempt that crashed, or stored by an identical upload: not this call's to remove.
             bucket.put(KEY, BODY);
             try (DiskFull full = DiskFull.on(db, "shards")) {
@@ -65,7 +65,7 @@ class ShardRegistrationTest {
     void aFailedRegistrationLeavesTheObjectItStoredInASharedBucket() throws Exception {
         Path db = dir.resolve("index.sqlite");
         try (SqliteIndex index = new SqliteIndex(db, 2); S3Bucket bucket = S3Server.shared().openFreshBucket()) {
-            ShardRegistration shards = new ShardRegistration(bucket, index, 1, Clock.systemUTC());
+            ShardRegistration shards = new ShardRegistration(bucket, index, new Registrations(bucket), 1, Clock.systemUTC());
             try (DiskFull full = DiskFull.on(db, "shards")) {
                 assertThrows(IndexException.class, () -> shards.register(BODY, BODY.length, "user/repo", ShardRegistration.SILENT));
             }

@@ -70,4 +70,34 @@ class LocalBucketTest {
             pool.shutdownNow();
         }
     }
+
+    @Test
+    void concurrentAppendsToALogLandWholeAndOnceEachAndReadBackAsAnObject() throws Exception {
+        LocalBucket bucket = new LocalBucket(dir.resolve("bucket"));
+        Bucket.AppendLog log = bucket.createAppendLog("registrations/log-1").orElseThrow();
+        try (ExecutorService pool = Executors.newFixedThreadPool(8)) {
+            List<Future<?>> writers = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                int writer = t;
+                writers.add(pool.submit(() -> {
+                    for (int i = 0; i < 300; i++) {
+                        // Lines of different lengths, so an interleaved write could not go unnoticed.
+                        String line = writer + ":" + i + ":" + "x".repeat(i % 97) + "\n";
+                        log.syncThrough(log.append(line.getBytes(StandardCharsets.US_ASCII)));
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> w : writers) w.get();
+        }
+        log.close();
+        List<String> lines = new String(bucket.read("registrations/log-1"), StandardCharsets.US_ASCII).lines().toList();
+        assertEquals(8 * 300, lines.size());
+        assertEquals(8 * 300, new HashSet<>(lines).size());
+        for (String line : lines) {
+            String[] parts = line.split(":");
+            assertEquals("x".repeat(Integer.parseInt(parts[1]) % 97), parts.length > 2 ? parts[2] : "", line);
+        }
+        assertEquals(List.of("registrations/log-1"), bucket.list("registrations"));
+    }
 }
