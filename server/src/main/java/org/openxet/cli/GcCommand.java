@@ -22,8 +22,9 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "gc", description = {"Remove xorbs that nothing uses (uploaded, but no shard registered a file with them) "
         + "once older than --older-than. Run it with the server stopped: it takes the data dir's lock.",
-        "With a PostgreSQL index (and an S3 bucket) several nodes share, stop every node first: gc checks through "
-        + "PostgreSQL that none is connected, and no node starts until it is done. Prints one JSON line."})
+        "With a PostgreSQL index (and an S3 bucket) several nodes share, either stop every node first (gc checks through "
+        + "PostgreSQL that none is connected, and no node starts until it is done) or collect while they serve with "
+        + "--online. Prints one JSON line."})
 public final class GcCommand implements Callable<Integer> {
     @Mixin
     StorageOptions storage;
@@ -34,6 +35,10 @@ public final class GcCommand implements Callable<Integer> {
 
     @Option(names = "--dry-run", description = "Count what would be removed; change nothing.")
     boolean dryRun;
+
+    @Option(names = "--online", description = "With the PostgreSQL index several nodes share: collect while they "
+            + "serve (needs --older-than of at least 2h). Takes no lock on the data dir and stops no node.")
+    boolean online;
 
     record Output(int unusedXorbs, int removed, long bytesFreed, boolean dryRun, String registeredBefore) {
     }
@@ -47,6 +52,13 @@ public final class GcCommand implements Callable<Integer> {
         if (!cfg.storage().bucketUrl().isEmpty() && !sharedIndex) {
             return fail(2, "an S3 bucket is collected only with the PostgreSQL index its nodes share, through which gc"
                     + " checks that every node is stopped; a data dir's own SQLite index cannot know about other nodes");
+        }
+        if (online) {
+            if (!sharedIndex) {
+                return fail(2, "--online needs the PostgreSQL index several nodes share; a data dir's own SQLite index "
+                        + "is collected with its server stopped");
+            }
+            return collectOnline(cfg, grace);
         }
         Path dataDir = DataDirs.existing(cfg.dataDir()).toAbsolutePath();
         cfg = cfg.withDataDir(dataDir);
@@ -90,6 +102,20 @@ public final class GcCommand implements Callable<Integer> {
                     report.dryRun(), now.minus(grace).toString())));
             return 0;
         }
+    }
+
+    /** Beside the running nodes: the index and the bucket alone, as fsck opens them; no recovery, no data dir lock. */
+    private int collectOnline(ServerConfig cfg, Duration grace) throws Exception {
+        Instant now = Instant.now();
+        XorbCollector.Report report;
+        try (Services.Stores stores = Services.openStores(cfg)) {
+            report = XorbCollector.collectOnline(stores.index(), stores.bucket(), now, grace, dryRun);
+        } catch (IndexException | IllegalArgumentException e) {
+            return fail(2, e.getMessage());
+        }
+        System.out.println(Json.line(new Output(report.unused(), report.removed(), report.bytesFreed(),
+                report.dryRun(), now.minus(grace).toString())));
+        return 0;
     }
 
     private static int fail(int code, String message) {

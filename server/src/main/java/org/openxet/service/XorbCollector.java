@@ -3,6 +3,7 @@ package org.openxet.service;
 import org.openxet.storage.Bucket;
 import org.openxet.storage.Index;
 import org.openxet.storage.IndexException;
+import org.openxet.storage.OnlineCollection;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -15,6 +16,8 @@ import java.util.List;
  * ({@code openxet gc}), so no upload, registration or download runs meanwhile. Storage that several nodes share (the
  * PostgreSQL index, an S3 bucket) is collected only under the index's {@link Index#collectorLock}, the proof that
  * every node is stopped and none can start: otherwise another node may be mid-upload, which one node cannot know.
+ * Or, on the PostgreSQL index, while the nodes serve ({@link #collectOnline}), fenced from their uploads and
+ * registrations by locks ({@link OnlineCollection}).
  *
  * <p>The grace period is what keeps a returning client whole: it re-uploads the same xorbs ({@code was_inserted}
  * false, since they are still there) and then its shard. A xorb younger than the grace is never collected. Each
@@ -23,6 +26,32 @@ import java.util.List;
  */
 public final class XorbCollector {
     private XorbCollector() {
+    }
+
+    /**
+     * Collects while the nodes of a shared index serve ({@code openxet gc --online}; {@link OnlineCollection} says how
+     * uploads and registrations are fenced). {@code grace} must be at least {@link OnlineCollection#MIN_GRACE_SECONDS}.
+     */
+    public static Report collectOnline(Index index, Bucket bucket, Instant now, Duration grace, boolean dryRun)
+            throws IOException, IndexException {
+        OnlineCollection online = index.onlineCollection().orElseThrow(() -> new IllegalStateException(
+                "this index collects only with its server stopped: gc --online needs the PostgreSQL index"));
+        if (grace.toSeconds() < OnlineCollection.MIN_GRACE_SECONDS) {
+            throw new IllegalArgumentException("gc --online needs a grace of at least "
+                    + Duration.ofSeconds(OnlineCollection.MIN_GRACE_SECONDS).toHours() + "h: uploads renew a xorb only"
+                    + " once it is an hour old, and the nodes' clocks differ");
+        }
+        long before = now.minus(grace).getEpochSecond();
+        if (dryRun) {
+            return new Report(online.candidates(before).size(), 0, 0, true);
+        }
+        long[] freed = {0};
+        List<Index.UnusedXorb> gone = online.collect(before, x -> {
+            String key = XorbIngest.key(x);
+            freed[0] += bucket.size(key).orElse(0L);
+            bucket.delete(key);
+        });
+        return new Report(gone.size(), gone.size(), freed[0], false);
     }
 
     /** What a run found and did; {@code removed} and {@code bytesFreed} stay 0 on a dry run. */

@@ -7,6 +7,7 @@ import org.openxet.protocol.xorb.XorbValidator;
 import org.openxet.storage.Bucket;
 import org.openxet.storage.Index;
 import org.openxet.storage.IndexException;
+import org.openxet.storage.OnlineCollection;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -27,9 +28,12 @@ public final class XorbIngest {
     // was_inserted=false; uploads of different xorbs never wait for each other's (up to 64 MiB, fsync'd) write.
     private final KeyedLocks<MerkleHash> storing = new KeyedLocks<>();
 
+    private final OnlineCollection online;
+
     public XorbIngest(Bucket bucket, Index index) {
         this.bucket = bucket;
         this.index = index;
+        this.online = index.onlineCollection().orElse(null);
     }
 
     public record Result(ValidatedXorb xorb, boolean inserted) {
@@ -46,7 +50,7 @@ public final class XorbIngest {
         try (XorbValidator validator = new XorbValidator()) {
             xorb = validator.validateUpload(body, length, expected);
         }
-        try (KeyedLocks.Held ignored = storing.lock(expected)) {
+        try (KeyedLocks.Held ignored = storing.lock(expected); OnlineCollection.UploadLock fenced = fence(expected)) {
             if (index.hasXorb(expected)) {
                 // The index keeps registration times from the system clock (created_at), so this does too.
                 index.renewXorb(expected, System.currentTimeMillis() / 1000);
@@ -75,6 +79,14 @@ public final class XorbIngest {
             }
             return new Result(xorb, true);
         }
+    }
+
+    /**
+     * On an index that collects while nodes serve, this upload's hold on its xorb from the check to the registration:
+     * a collector removing the same xorb in between would delete the object this upload found and registered.
+     */
+    private OnlineCollection.UploadLock fence(MerkleHash hash) throws IndexException {
+        return online == null ? null : online.lockForUpload(hash);
     }
 
     /**

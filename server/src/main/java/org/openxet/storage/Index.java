@@ -112,6 +112,11 @@ public interface Index extends AutoCloseable {
     /** Keys of every registered xorb (reconciliation after an unclean stop). */
     List<MerkleHash> xorbHashes() throws IndexException;
 
+    /** Collection while nodes serve ({@code openxet gc --online}): only an index several nodes share has it. */
+    default Optional<OnlineCollection> onlineCollection() {
+        return Optional.empty();
+    }
+
     /** Why an index several nodes share does not collect xorbs without {@link #collectorLock}. */
     String SHARED_GC = "this index is shared by several nodes: collecting unused xorbs needs every node stopped, "
             + "which only its collector lock proves";

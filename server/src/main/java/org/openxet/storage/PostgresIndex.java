@@ -128,6 +128,7 @@ public final class PostgresIndex implements Index {
     private volatile Connection collector;
     private final HikariDataSource pool;
     private final DbClient db;
+    private final PostgresOnlineCollection online;
 
     public PostgresIndex(String jdbcUrl, int poolSize) throws IndexException {
         this(jdbcUrl, poolSize, DEFAULT_CONNECTION_TIMEOUT);
@@ -169,6 +170,12 @@ public final class PostgresIndex implements Index {
             throw new IndexException("interrupted while waiting for openxet gc to finish on " + where, e);
         }
         db = JdbcClientBuilder.create().connectionPool(new Pool(pool)).build();
+        online = new PostgresOnlineCollection(jdbcUrl, applicationName, poolSize, connectionTimeout, pool, where);
+    }
+
+    @Override
+    public Optional<OnlineCollection> onlineCollection() {
+        return Optional.of(online);
     }
 
     /**
@@ -431,7 +438,7 @@ public final class PostgresIndex implements Index {
         return false;
     }
 
-    private static String rootMessage(Throwable e) {
+    static String rootMessage(Throwable e) {
         Throwable root = e;
         while (root.getCause() != null && root.getCause() != root) root = root.getCause();
         return root == e ? String.valueOf(e.getMessage()) : e.getMessage() + ": " + root.getMessage();
@@ -515,11 +522,16 @@ public final class PostgresIndex implements Index {
      * Inside a registration's transaction: every named xorb has its row. Row locks (FOR SHARE) hold them until the
      * commit, so no collector deletes one in between.
      */
-    private static void requireXorbs(DbTransaction tx, Set<MerkleHash> named) {
+    private static void requireXorbs(DbTransaction tx, Set<MerkleHash> named, long now) {
         if (named.isEmpty()) return;
+        // The online collector's fence (OnlineCollection): an old xorb this registration makes used gets a new time,
+        // so a collector that scanned before this commit finds it young once it holds the row. Rows in id order, as
+        // the collector takes them.
+        tx.dml("UPDATE xorbs SET created_at = ? WHERE id IN (SELECT id FROM xorbs WHERE hash = ANY(?) AND created_at < ?"
+                + " ORDER BY id FOR UPDATE)", now, (Object) raw(named), now - RENEW_AFTER_SECONDS);
         long present;
-        try (Stream<DbRow> rows = tx.query("SELECT id FROM xorbs WHERE hash = ANY(?) AND quarantined_at IS NULL FOR SHARE",
-                (Object) raw(named))) {
+        try (Stream<DbRow> rows = tx.query("SELECT id FROM xorbs WHERE hash = ANY(?) AND quarantined_at IS NULL"
+                + " ORDER BY id FOR SHARE", (Object) raw(named))) {
             present = rows.count();
         }
         if (present != named.size()) {
@@ -557,7 +569,7 @@ public final class PostgresIndex implements Index {
             tx.dml(INSERT_SHARD_SCOPE, shardId, commit.scope());
             List<FileRecord> files = commit.files();
             if (created.isPresent()) {
-                requireXorbs(tx, commit.namedXorbs());
+                requireXorbs(tx, commit.namedXorbs(), t);
             }
             if (created.isEmpty()) {
                 if (!files.isEmpty()) {
@@ -791,6 +803,7 @@ public final class PostgresIndex implements Index {
     @Override
     public void close() {
         db.close();
+        online.close();
         pool.close();
     }
 }

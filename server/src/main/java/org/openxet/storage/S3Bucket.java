@@ -43,9 +43,10 @@ public final class S3Bucket implements Bucket {
     /**
      * Sizes of objects this node has stored or seen. Every signed-URL fetch needs its object's size (the 206's
      * Content-Range), and a download makes a fetch per range descriptor, often hundreds per xorb: without this, each
-     * one would pay a HEAD round trip to the store before its GET. Objects are immutable and content addressed, and
-     * nothing deletes from a shared bucket but this node's {@link #delete} (which forgets the size), so a size once
-     * seen stays true. Bounded: when full it starts over.
+     * one would pay a HEAD round trip to the store before its GET. Objects are immutable and content addressed, so a
+     * size once seen stays true while the object exists. Besides this node's {@link #delete} (which forgets the size),
+     * only {@code openxet gc --online} deletes from a shared bucket, and only xorbs no file uses, which no fetch asks
+     * for; {@link #putIfAbsent} asks the store itself. Bounded: when full it starts over.
      */
     private final Map<String, Long> sizes = new ConcurrentHashMap<>();
     static final int SIZES_KEPT = 50_000;
@@ -168,6 +169,8 @@ public final class S3Bucket implements Bucket {
     @Override
     public boolean putIfAbsent(String key, ByteBuffer... parts) throws IOException {
         if (!conditionalWrites) {
+            // Asked of the store, not of the sizes seen: an online gc may have deleted the object since.
+            sizes.remove(key);
             if (size(key).isPresent()) return false;
             put(key, parts);
             return true;
