@@ -40,7 +40,10 @@ public final class BackupCommand implements Callable<Integer> {
             return 2;
         }
         Path source = DataDirs.existing(cfg.dataDir()).toAbsolutePath();
-        Backup.Report r = Backup.copy(source, dest.toAbsolutePath());
+        Backup.Report r;
+        try (ProgressDisplay display = new ProgressDisplay("backup")) {
+            r = Backup.copy(source, dest.toAbsolutePath(), display);
+        }
         for (MerkleHash h : r.missing()) {
             System.out.println("missing in the source bucket (run openxet fsck): " + h);
         }

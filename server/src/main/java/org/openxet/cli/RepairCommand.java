@@ -2,7 +2,6 @@ package org.openxet.cli;
 
 import org.openxet.protocol.MerkleHash;
 import org.openxet.service.Fsck;
-import org.openxet.service.Progress;
 import org.openxet.service.Repair;
 import org.openxet.service.ServerConfig;
 import org.openxet.service.Services;
@@ -38,9 +37,9 @@ public final class RepairCommand implements Callable<Integer> {
         ServerConfig cfg = storage.load();
         if (cfg.storage().indexUrl().isEmpty()) DataDirs.existing(cfg.dataDir());
         Repair.Report r;
-        try (Services.Stores stores = Services.openStores(cfg)) {
-            Fsck.Report found = Fsck.check(stores.index(), stores.bucket(), scrub.deep, bytesPerSecond,
-                    Progress.NONE);
+        try (Services.Stores stores = Services.openStores(cfg); ProgressDisplay display = new ProgressDisplay("repair")) {
+            Fsck.Report found = Fsck.check(stores.index(), stores.bucket(), scrub.deep, bytesPerSecond, display);
+            display.close();
             r = Repair.apply(stores.index(), stores.bucket(), found, System.currentTimeMillis() / 1000);
         } catch (IndexException e) {
             // As fsck: the storage error is the documented exit 2, one line, not a stack trace.

@@ -35,7 +35,7 @@ public final class Backup {
     }
 
     /** Copies {@code source} into {@code dest}, which must not exist or be empty. */
-    public static Report copy(Path source, Path dest) throws IOException, IndexException {
+    public static Report copy(Path source, Path dest, Progress progress) throws IOException, IndexException {
         if (Files.isDirectory(dest)) {
             try (var entries = Files.list(dest)) {
                 if (entries.findAny().isPresent()) throw new IOException(dest + " is not empty: give a new directory");
@@ -51,8 +51,11 @@ public final class Backup {
         // Measured right after the snapshot: every registration it holds wrote its record before its commit.
         Map<String, Long> records = Registrations.sizes(from);
         try (SqliteIndex copy = new SqliteIndex(index, 1)) {
-            copyEach(copy, true, from, to, XorbIngest::key, counts, missing);
-            copyEach(copy, false, from, to, ShardRegistration::key, counts, missing);
+            Map<String, Long> rows = copy.rowCounts();
+            progress.stage("xorbs", rows.getOrDefault("xorbs", -1L));
+            copyEach(copy, true, from, to, XorbIngest::key, counts, missing, progress);
+            progress.stage("shards", rows.getOrDefault("shards", -1L));
+            copyEach(copy, false, from, to, ShardRegistration::key, counts, missing, progress);
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }
@@ -66,7 +69,7 @@ public final class Backup {
     }
 
     private static void copyEach(Index index, boolean xorbs, Bucket from, Bucket to, Function<MerkleHash, String> key,
-                                 long[] counts, List<MerkleHash> missing) throws IndexException {
+                                 long[] counts, List<MerkleHash> missing, Progress progress) throws IndexException {
         java.util.function.Consumer<Index.Stored> each = o -> {
             try {
                 String k = key.apply(o.hash());
@@ -78,6 +81,7 @@ public final class Backup {
                 to.put(k, object); // written to a temp file, fsynced, renamed: a crash leaves no partial object
                 counts[xorbs ? 0 : 1]++;
                 counts[2] += object.length;
+                progress.item(object.length);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
