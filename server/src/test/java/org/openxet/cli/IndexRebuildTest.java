@@ -10,6 +10,7 @@ import org.openxet.service.ServerConfig;
 import org.openxet.testing.MiniClient;
 import org.openxet.testing.PostgresServer;
 import org.openxet.testing.S3Server;
+import org.openxet.testing.SyntheticFile;
 import org.openxet.testing.TestServer;
 import org.openxet.testing.Vectors;
 
@@ -19,6 +20,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -31,6 +33,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class IndexRebuildTest {
     private static final String A = "user/a";
     private static final String B = "user/b";
+    private static final String C = "org/c";
+    private static final int MANY = 30;
+
+    private static String scopeOf(int i) {
+        return List.of(A, B, C).get(i % 3);
+    }
 
     private static JsonNode cli(int expectedExit, String... args) throws Exception {
         CliTest.Run run = CliTest.run(args);
@@ -61,16 +69,18 @@ class IndexRebuildTest {
             s.uploadScenario("single-words-512k", s.token(B, Access.WRITE));
             s.uploadScenario("single-r1m", s.token(B, Access.WRITE)); // the same shard, now also B's
             s.uploadScenario("single-r3m", s.token(A, Access.WRITE));
+            // And many more, each in one of three scopes, through the same upload routes.
+            for (int i = 0; i < MANY; i++) SyntheticFile.of(i).upload(s, s.token(scopeOf(i), Access.WRITE));
             Bucket bucket = s.services().bucket();
             List<String> written = records(bucket);
-            assertEquals(4, written.size(), "one record per (shard, scope): " + written);
-            assertEquals(4, new HashSet<>(written).size());
+            assertEquals(4 + MANY, written.size(), "one record per (shard, scope)");
+            assertEquals(4 + MANY, new HashSet<>(written).size());
 
             // A bucket from before the records: the first start writes them from the index, once.
             for (String key : bucket.list("registrations")) bucket.delete(key);
             for (String key : bucket.list("meta")) bucket.delete(key);
             try (Registrations again = new Registrations(bucket)) {
-                assertEquals(4, again.backfill(s.services().index()));
+                assertEquals(4 + MANY, again.backfill(s.services().index()));
                 assertEquals(0, again.backfill(s.services().index()), "the marker: once per bucket");
             }
             assertEquals(new HashSet<>(written), new HashSet<>(records(bucket)));
@@ -83,9 +93,9 @@ class IndexRebuildTest {
         for (String f : List.of("index.sqlite", "index.sqlite-wal", "index.sqlite-shm")) Files.deleteIfExists(copy.resolve(f));
         cli(2, "index", "rebuild", "--data", copy.resolveSibling("no such dir").toString());
         JsonNode r = cli(0, "index", "rebuild", "--data", copy.toString());
-        assertEquals(3, r.get("xorbs").asLong());
-        assertEquals(3, r.get("shards").asLong());
-        assertEquals(4, r.get("registrations").asLong());
+        assertEquals(3 + MANY, r.get("xorbs").asLong());
+        assertEquals(3 + MANY, r.get("shards").asLong());
+        assertEquals(4 + MANY, r.get("registrations").asLong());
         assertEquals(1, r.get("unreadable_records").asLong(), "the line the crash cut");
         assertEquals(0, r.get("orphan_records").asLong());
         assertEquals(0, r.get("skipped").size());
@@ -100,6 +110,17 @@ class IndexRebuildTest {
             assertArrayEquals(contentOf("single-words-512k"), b.download(2, fileOf("single-words-512k"), null));
             assertEquals(404, a.reconstruction(2, fileOf("single-words-512k"), null).status(), "not A's");
             assertEquals(404, b.reconstruction(2, fileOf("single-r3m"), null).status(), "not B's");
+            Map<String, MiniClient> readers = Map.of(A, a, B, b, C, new MiniClient(restored, restored.token(C, Access.READ)));
+            for (int i = 0; i < MANY; i++) {
+                SyntheticFile f = SyntheticFile.of(i);
+                for (Map.Entry<String, MiniClient> reader : readers.entrySet()) {
+                    if (reader.getKey().equals(scopeOf(i))) {
+                        assertArrayEquals(f.content(), reader.getValue().download(2, f.file().hex(), null));
+                    } else {
+                        assertEquals(404, reader.getValue().reconstruction(2, f.file().hex(), null).status());
+                    }
+                }
+            }
             JsonNode fsck = FsckCommandTest.fsck("--data", copy.toString(), "--deep", "--rate", "0").json();
             assertEquals(0, fsck.get("damaged").size() + fsck.get("missing").size() + fsck.get("files_affected").size()
                     + fsck.get("unknown_objects").size(), fsck.toString());

@@ -2,15 +2,7 @@ package org.openxet.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
-import org.openxet.protocol.MerkleBuilder;
 import org.openxet.protocol.MerkleHash;
-import org.openxet.protocol.XetHashes;
-import org.openxet.protocol.shard.FileEntry;
-import org.openxet.protocol.shard.FileTerm;
-import org.openxet.protocol.shard.Shard;
-import org.openxet.protocol.shard.ShardHeader;
-import org.openxet.protocol.shard.ShardWriter;
-import org.openxet.protocol.shard.XorbBlock;
 import org.openxet.protocol.xorb.XorbValidator;
 import org.openxet.service.Access;
 import org.openxet.service.ServerConfig;
@@ -18,11 +10,10 @@ import org.openxet.service.XorbIngest;
 import org.openxet.testing.MiniClient;
 import org.openxet.testing.PostgresServer;
 import org.openxet.testing.S3Server;
-import org.openxet.testing.SyntheticXorb;
+import org.openxet.testing.SyntheticFile;
 import org.openxet.testing.TestServer;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
-import java.io.ByteArrayOutputStream;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,22 +45,6 @@ class OnlineGcTest {
     private static final int CONTESTED = 48;
     private static final int ABANDONED = 12;
 
-    record Upload(SyntheticXorb xorb, byte[] shard, MerkleHash file, byte[] content) {
-        static Upload of(long seed) {
-            SyntheticXorb x = SyntheticXorb.of(4, 2048, seed);
-            MerkleBuilder chunks = new MerkleBuilder();
-            for (int i = 0; i < 4; i++) chunks.add(x.chunkHashes(), 32 * i, x.chunkSize());
-            MerkleHash file = XetHashes.fileHash(chunks);
-            Shard shard = new Shard(ShardHeader.withoutFooter(), List.of(new FileEntry(file,
-                    FileEntry.FLAG_WITH_VERIFICATION, List.of(new FileTerm(x.hash(), 0, 4 * x.chunkSize(), 0, 4)),
-                    List.of(XetHashes.verificationHash(x.chunkHashes(), 0, 4)), null)),
-                    List.of(new XorbBlock(x.hash(), 0, 4 * x.chunkSize(), 0, x.entries())), null);
-            ByteArrayOutputStream content = new ByteArrayOutputStream();
-            for (byte[] c : x.chunks()) content.writeBytes(c);
-            return new Upload(x, ShardWriter.write(shard), file, content.toByteArray());
-        }
-    }
-
     @Test
     void uploadsRacingAnOnlineCollectionOnTwoNodesLoseNothingAndTheAbandonedGo() throws Exception {
         String url = PostgresServer.get().createDatabase("online_gc");
@@ -81,10 +56,10 @@ class OnlineGcTest {
             try (TestServer a = new TestServer(c -> c.withStorage(storage));
                  TestServer b = new TestServer(c -> c.withStorage(storage), a)) {
                 String token = a.token(SCOPE, Access.WRITE);
-                List<Upload> contested = new ArrayList<>();
-                List<Upload> abandoned = new ArrayList<>();
+                List<SyntheticFile> contested = new ArrayList<>();
+                List<SyntheticFile> abandoned = new ArrayList<>();
                 for (int i = 0; i < CONTESTED + ABANDONED; i++) {
-                    Upload u = Upload.of(1000 + i);
+                    SyntheticFile u = SyntheticFile.of(1000 + i);
                     (i < CONTESTED ? contested : abandoned).add(u);
                     assertEquals(200, a.post("/v1/xorbs/default/" + u.xorb().hash().hex(), token, u.xorb().body())
                             .statusCode());
@@ -104,7 +79,7 @@ class OnlineGcTest {
                         int client = t;
                         clients.add(pool.submit(() -> {
                             for (int i = client; i < CONTESTED; i += 4) {
-                                Upload u = contested.get(i);
+                                SyntheticFile u = contested.get(i);
                                 TestServer node = i % 2 == 0 ? a : b;
                                 // The client re-sends the xorb (present, or stored again), then the shard that uses it.
                                 HttpResponse<String> xorb = node.post("/v1/xorbs/default/" + u.xorb().hash().hex(),
@@ -143,7 +118,7 @@ class OnlineGcTest {
                 MiniClient readA = new MiniClient(a, a.token(SCOPE, Access.READ));
                 MiniClient readB = new MiniClient(b, b.token(SCOPE, Access.READ));
                 try (XorbValidator validator = new XorbValidator()) {
-                    for (Upload u : contested) {
+                    for (SyntheticFile u : contested) {
                         assertArrayEquals(u.content(), readA.download(2, u.file().hex(), null), u.file().hex());
                         assertArrayEquals(u.content(), readB.download(1, u.file().hex(), null), u.file().hex());
                         byte[] object = a.services().bucket().read(XorbIngest.key(u.xorb().hash()));
@@ -153,7 +128,7 @@ class OnlineGcTest {
                 // Asked of the store itself: a node remembers the sizes of objects it stored.
                 List<String> stored = s3.client().listObjectsV2Paginator(l -> l.bucket(storage.bucketUrl().substring(5))
                         .prefix("xorbs/")).contents().stream().map(S3Object::key).toList();
-                for (Upload u : abandoned) {
+                for (SyntheticFile u : abandoned) {
                     assertFalse(a.services().index().hasXorb(u.xorb().hash()));
                     assertFalse(stored.contains(XorbIngest.key(u.xorb().hash())), "its object is gone too");
                 }
