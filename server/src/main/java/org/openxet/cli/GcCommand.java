@@ -18,7 +18,7 @@ import java.util.concurrent.Callable;
 /**
  * {@code openxet gc}: remove the xorbs no shard ever registered a file with, once they are older than a grace period,
  * from a data dir whose server is stopped (see {@link XorbCollector}); on storage several nodes share, only while the
- * PostgreSQL index proves every node stopped ({@link org.openxet.storage.Index#collectorLock}).
+ * PostgreSQL index proves every node stopped ({@link org.openxet.storage.Index#collector}).
  */
 @Command(name = "gc", description = {"Remove xorbs that nothing uses (uploaded, but no shard registered a file with them) "
         + "once older than --older-than. Run it with the server stopped: it takes the data dir's lock.",
@@ -83,15 +83,12 @@ public final class GcCommand implements Callable<Integer> {
                 if (Recovery.begin(dataDir)) {
                     Recovery.reconcile(services.index(), services.bucket());
                 }
-                if (sharedIndex) {
-                    try (AutoCloseable everyNodeStopped = services.index().collectorLock()) {
-                        report = XorbCollector.collect(services.index(), services.bucket(), now, grace, dryRun, true);
-                    } catch (IndexException e) {
-                        // Refused: a node runs or starts, or another gc holds the lock (collect's own failures too).
-                        refused = e.getMessage();
-                    }
-                } else {
+                try {
                     report = XorbCollector.collect(services.index(), services.bucket(), now, grace, dryRun);
+                } catch (IndexException e) {
+                    if (!sharedIndex) throw e;
+                    // Refused: a node runs or starts, or another gc holds the lock (collect's own failures too).
+                    refused = e.getMessage();
                 }
             } finally {
                 services.close();

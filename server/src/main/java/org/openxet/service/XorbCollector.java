@@ -1,6 +1,7 @@
 package org.openxet.service;
 
 import org.openxet.storage.Bucket;
+import org.openxet.storage.Collector;
 import org.openxet.storage.Index;
 import org.openxet.storage.IndexException;
 import org.openxet.storage.OnlineCollection;
@@ -14,7 +15,7 @@ import java.util.List;
  * Reclaims the space of xorbs nothing uses: uploaded, but no shard ever registered a file with them (a client that
  * stopped between its xorb uploads and its shard upload, and never came back). Runs only with the data dir locked
  * ({@code openxet gc}), so no upload, registration or download runs meanwhile. Storage that several nodes share (the
- * PostgreSQL index, an S3 bucket) is collected only under the index's {@link Index#collectorLock}, the proof that
+ * PostgreSQL index, an S3 bucket) is collected only under the index's {@link Index#collector}, the proof that
  * every node is stopped and none can start: otherwise another node may be mid-upload, which one node cannot know.
  * Or, on the PostgreSQL index, while the nodes serve ({@link #collectOnline}), fenced from their uploads and
  * registrations by locks ({@link OnlineCollection}).
@@ -58,35 +59,31 @@ public final class XorbCollector {
     public record Report(int unused, int removed, long bytesFreed, boolean dryRun) {
     }
 
-    /** Collects xorbs registered more than {@code grace} before {@code now} that nothing uses, on private storage. */
+    /**
+     * Collects the xorbs registered more than {@code grace} before {@code now} that nothing uses, under the index's
+     * {@link Collector}: at once on the data dir's own index (the caller holds the data dir's lock), and on a shared
+     * index only while every node is stopped (an {@link IndexException} names the nodes otherwise). A shared bucket
+     * over an index private to one data dir is refused: that index cannot know the other nodes' uploads.
+     */
     public static Report collect(Index index, Bucket bucket, Instant now, Duration grace, boolean dryRun)
             throws IOException, IndexException {
-        return collect(index, bucket, now, grace, dryRun, false);
-    }
-
-    /**
-     * As {@link #collect(Index, Bucket, Instant, Duration, boolean)}; {@code everyNodeStopped} says the caller holds
-     * the shared index's {@link Index#collectorLock}, without which a shared bucket is refused.
-     */
-    public static Report collect(Index index, Bucket bucket, Instant now, Duration grace, boolean dryRun,
-                                 boolean everyNodeStopped) throws IOException, IndexException {
-        if (bucket.shared() && !everyNodeStopped) {
+        if (bucket.shared() && index.onlineCollection().isEmpty()) {
             throw new IllegalStateException("the bucket is shared by several nodes: collecting unused xorbs needs every "
-                    + "node stopped, which one node cannot know");
+                    + "node stopped, which a data dir's own index cannot know");
         }
         long before = now.minus(grace).getEpochSecond();
-        if (dryRun) {
-            return new Report(index.unusedXorbs(before).size(), 0, 0, true);
+        try (Collector collector = index.collector()) {
+            if (dryRun) {
+                return new Report(collector.unusedXorbs(before).size(), 0, 0, true);
+            }
+            List<Index.UnusedXorb> unused = collector.forgetUnusedXorbs(before);
+            long freed = 0;
+            for (Index.UnusedXorb x : unused) {
+                String key = XorbIngest.key(x.hash());
+                freed += bucket.size(key).orElse(0L);
+                bucket.delete(key);
+            }
+            return new Report(unused.size(), unused.size(), freed, false);
         }
-        List<Index.UnusedXorb> unused = index.forgetUnusedXorbs(before);
-        int removed = 0;
-        long freed = 0;
-        for (Index.UnusedXorb x : unused) {
-            String key = XorbIngest.key(x.hash());
-            freed += bucket.size(key).orElse(0L);
-            bucket.delete(key);
-            removed++;
-        }
-        return new Report(unused.size(), removed, freed, false);
     }
 }

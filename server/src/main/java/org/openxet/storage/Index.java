@@ -117,40 +117,14 @@ public interface Index extends AutoCloseable {
         return Optional.empty();
     }
 
-    /** Why an index several nodes share does not collect xorbs without {@link #collectorLock}. */
-    String SHARED_GC = "this index is shared by several nodes: collecting unused xorbs needs every node stopped, "
-            + "which only its collector lock proves";
-
     /**
-     * For an index several nodes share: proof, until closed, that no node uses it and none can start, which
-     * {@link #unusedXorbs} and {@link #forgetUnusedXorbs} then require. An index private to one data dir has none
-     * (the data dir's lock is its proof).
+     * The hold an offline {@code openxet gc} collects under: at once for an index private to one data dir (whose lock
+     * the caller holds), and for a shared one only while no node runs (refused otherwise).
      */
-    default AutoCloseable collectorLock() throws IndexException {
-        throw new IndexException("this index is private to one data dir: its lock is the data dir's", null);
-    }
+    Collector collector() throws IndexException;
 
     /** A registered xorb that nothing uses; {@code registeredAt} in epoch seconds. */
     record UnusedXorb(MerkleHash hash, long storedBytes, long registeredAt) {
-    }
-
-    /**
-     * Xorbs registered before {@code registeredBefore} (epoch seconds) that no registered shard lists, no dedup entry
-     * names and no file's terms use: uploads whose shard never came. Answered by the index private to one data dir
-     * ({@code openxet gc}, with the data dir locked, so no upload or registration runs meanwhile), and by a shared one
-     * while its {@link #collectorLock} is held.
-     */
-    default List<UnusedXorb> unusedXorbs(long registeredBefore) throws IndexException {
-        throw new IndexException(SHARED_GC, null);
-    }
-
-    /**
-     * Drops the rows of the xorbs {@link #unusedXorbs} would return, in one transaction, and returns them. Their objects
-     * must be deleted after this returns, never before: a row without its object would be a registered xorb whose
-     * bytes are lost.
-     */
-    default List<UnusedXorb> forgetUnusedXorbs(long registeredBefore) throws IndexException {
-        throw new IndexException(SHARED_GC, null);
     }
 
     /** Why an index private to one data dir answers no user calls (see {@link #keepsUsers}). */

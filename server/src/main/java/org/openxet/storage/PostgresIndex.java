@@ -41,15 +41,6 @@ public final class PostgresIndex implements Index {
     public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(5);
     /** {@code pg_advisory_lock} key that serialises schema migrations across nodes (ASCII "openxet"). */
     private static final long MIGRATION_LOCK = 0x6f70656e786574L;
-    /**
-     * {@code pg_advisory_lock} key of the collector ("openxgc"): {@code openxet gc} holds it exclusively while it runs,
-     * and every index that opens takes it shared for a moment, so no node starts while gc runs.
-     */
-    private static final long COLLECTOR_LOCK = 0x6f70656e786763L;
-    /** Every connection of every index names itself {@code openxet/<id>}: gc counts the other indexes' connections. */
-    private static final String APPLICATION_PREFIX = "openxet/";
-    /** How often an opening index looks again whether gc has finished. */
-    private static final Duration COLLECTOR_POLL = Duration.ofSeconds(1);
     private static final System.Logger LOG = System.getLogger(PostgresIndex.class.getName());
     /** Tries of a registration that PostgreSQL aborted as a deadlock victim or a serialisation failure. */
     private static final int ATTEMPTS = 3;
@@ -123,9 +114,7 @@ public final class PostgresIndex implements Index {
             TABLES.stream().map(t -> "(SELECT count(*) FROM " + t + ") AS " + t).toList());
 
     private final String where;
-    private final String applicationName = APPLICATION_PREFIX + java.util.UUID.randomUUID();
-    /** The connection holding {@link #COLLECTOR_LOCK} exclusively while this index is gc's; null otherwise. */
-    private volatile Connection collector;
+    private final String applicationName = PostgresCollectorLock.APPLICATION_PREFIX + java.util.UUID.randomUUID();
     private final HikariDataSource pool;
     private final DbClient db;
     private final PostgresOnlineCollection online;
@@ -160,7 +149,7 @@ public final class PostgresIndex implements Index {
         }
         try {
             migrate();
-            waitForCollector();
+            PostgresCollectorLock.awaitNone(pool, where);
         } catch (SQLException | IOException | RuntimeException e) {
             pool.close();
             throw new IndexException("cannot open PostgreSQL index at " + where + ": " + rootMessage(e), e);
@@ -205,125 +194,35 @@ public final class PostgresIndex implements Index {
         }
     }
 
-    /**
-     * Returns once no {@code openxet gc} runs on this database, so a node never starts mid-collection. The pool's
-     * connections are open by now: a gc that starts later sees them and refuses to run.
-     */
-    private void waitForCollector() throws SQLException, InterruptedException {
-        boolean said = false;
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-            while (true) {
-                try (var r = s.executeQuery("SELECT pg_try_advisory_lock_shared(" + COLLECTOR_LOCK + ")")) {
-                    r.next();
-                    if (r.getBoolean(1)) break;
-                }
-                if (!said) {
-                    LOG.log(System.Logger.Level.WARNING, "openxet gc is running on the index at " + where
-                            + "; waiting for it to finish before starting");
-                    said = true;
-                }
-                Thread.sleep(COLLECTOR_POLL.toMillis());
-            }
-            // Taken only to see that gc is not running: released at once (the session outlives the pooled close).
-            s.execute("SELECT pg_advisory_unlock_shared(" + COLLECTOR_LOCK + ")");
-        }
-    }
 
-    /** How long gc waits for the connections of nodes that were just stopped to leave {@code pg_stat_activity}. */
-    static final Duration STOPPED_NODE_GRACE = Duration.ofSeconds(2);
 
     /**
-     * Makes this index the collector's: holds {@link #COLLECTOR_LOCK} exclusively (no node can start) and checks that
-     * no other openxet process has a connection to this database (no node runs), until the returned handle closes.
-     * Only then do {@link #unusedXorbs} and {@link #forgetUnusedXorbs} answer.
+     * Offline collection's proof ({@link PostgresCollectorLock}): no other openxet process is connected and none can
+     * start until the collector closes. The queries run in one transaction each, on the same JDBC as SQLite's.
      */
     @Override
-    public AutoCloseable collectorLock() throws IndexException {
-        Connection c;
-        try {
-            c = pool.getConnection();
-        } catch (SQLException e) {
-            throw new IndexException("cannot reach the PostgreSQL index at " + where + ": " + rootMessage(e), e);
-        }
-        // A pooled connection's session outlives its close(), and so would a lock left on it: every path unlocks.
-        boolean locked = false;
-        try (Statement s = c.createStatement()) {
-            try (var r = s.executeQuery("SELECT pg_try_advisory_lock(" + COLLECTOR_LOCK + ")")) {
-                r.next();
-                locked = r.getBoolean(1);
+    public Collector collector() throws IndexException {
+        Connection held = PostgresCollectorLock.acquire(pool, applicationName, where);
+        return new Collector() {
+            @Override
+            public List<UnusedXorb> unusedXorbs(long registeredBefore) throws IndexException {
+                return inTransaction(c -> UnusedXorbs.find(c, registeredBefore));
             }
-            if (!locked) {
-                throw new IndexException("another openxet gc is running on the index at " + where
-                        + ", or a node is starting", null);
+
+            @Override
+            public List<UnusedXorb> forgetUnusedXorbs(long registeredBefore) throws IndexException {
+                return inTransaction(c -> UnusedXorbs.forget(c, registeredBefore));
             }
-            // A node stopped a moment ago may still be listed: PostgreSQL ends a closed connection's backend
-            // asynchronously. With the lock held no node can start, so the count can only fall: look again for a
-            // while before refusing (a running node's pool keeps its connections).
-            long deadline = System.nanoTime() + STOPPED_NODE_GRACE.toNanos();
-            while (true) {
-                try (var r = s.executeQuery("SELECT count(*), coalesce(string_agg(DISTINCT coalesce(host(client_addr), "
-                        + "'local socket'), ', '), '') FROM pg_stat_activity WHERE datname = current_database() "
-                        + "AND application_name LIKE '" + APPLICATION_PREFIX + "%' AND application_name <> '"
-                        + applicationName + "'")) {
-                    r.next();
-                    long others = r.getLong(1);
-                    if (others == 0) {
-                        break;
-                    }
-                    if (System.nanoTime() > deadline) {
-                        throw new IndexException(others + " connection" + (others == 1 ? "" : "s") + " of running"
-                                + " openxet nodes (from " + r.getString(2) + ") use the index at " + where
-                                + ": stop every node before gc", null);
-                    }
-                }
+
+            @Override
+            public void close() throws IndexException {
                 try {
-                    Thread.sleep(100);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IndexException("interrupted while waiting for stopped nodes' connections to end", e);
+                    PostgresCollectorLock.release(held);
+                } catch (SQLException e) {
+                    throw new IndexException("cannot release the collector lock on " + where + ": " + rootMessage(e), e);
                 }
             }
-        } catch (SQLException | IndexException | RuntimeException e) {
-            try {
-                if (locked) {
-                    unlockCollector(c);
-                } else {
-                    c.close();
-                }
-            } catch (SQLException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            if (e instanceof IndexException ie) throw ie;
-            throw new IndexException("cannot take the collector lock on " + where + ": " + rootMessage(e), e);
-        }
-        collector = c;
-        return () -> {
-            collector = null;
-            unlockCollector(c);
         };
-    }
-
-    /** Releases {@link #COLLECTOR_LOCK} on the connection holding it, then returns the connection to the pool. */
-    private static void unlockCollector(Connection c) throws SQLException {
-        try (c; Statement s = c.createStatement()) {
-            s.execute("SELECT pg_advisory_unlock(" + COLLECTOR_LOCK + ")");
-        }
-    }
-
-    private void requireCollector() throws IndexException {
-        if (collector == null) throw new IndexException(SHARED_GC, null);
-    }
-
-    @Override
-    public List<UnusedXorb> unusedXorbs(long registeredBefore) throws IndexException {
-        requireCollector();
-        return inTransaction(c -> UnusedXorbs.find(c, registeredBefore));
-    }
-
-    @Override
-    public List<UnusedXorb> forgetUnusedXorbs(long registeredBefore) throws IndexException {
-        requireCollector();
-        return inTransaction(c -> UnusedXorbs.forget(c, registeredBefore));
     }
 
     private interface JdbcWork<T> {

@@ -598,16 +598,26 @@ public final class SqliteIndex implements Index {
         });
     }
 
+    /** Nothing to take: the caller holds the data dir's lock, so no server registers meanwhile. */
     @Override
-    public List<UnusedXorb> unusedXorbs(long registeredBefore) throws IndexException {
-        return read(c -> UnusedXorbs.find(c, registeredBefore));
-    }
+    public Collector collector() {
+        return new Collector() {
+            @Override
+            public List<UnusedXorb> unusedXorbs(long registeredBefore) throws IndexException {
+                return read(c -> UnusedXorbs.find(c, registeredBefore));
+            }
 
-    @Override
-    public List<UnusedXorb> forgetUnusedXorbs(long registeredBefore) throws IndexException {
-        // One write transaction finds and deletes: SQLite's single writer lock keeps any registration from slipping
-        // in between, and the reference scans run once, not once per xorb.
-        return write(c -> UnusedXorbs.forget(c, registeredBefore));
+            @Override
+            public List<UnusedXorb> forgetUnusedXorbs(long registeredBefore) throws IndexException {
+                // One write transaction finds and deletes: SQLite's single writer lock keeps any registration from
+                // slipping in between, and the reference scans run once, not once per xorb.
+                return write(c -> UnusedXorbs.forget(c, registeredBefore));
+            }
+
+            @Override
+            public void close() {
+            }
+        };
     }
 
     @Override

@@ -16,7 +16,7 @@ import java.util.Map;
 /**
  * The gc's queries, plain JDBC over the schema SQLite and PostgreSQL share: registered xorbs that no shard lists, no
  * dedup entry names and no file's terms use. Offline callers run them where nothing else can write: SQLite's one
- * writer connection, or PostgreSQL with every node stopped ({@link PostgresIndex#collectorLock}); the online collector
+ * writer connection, or PostgreSQL with every node stopped ({@link PostgresCollectorLock}); the online collector
  * only scans with them, and checks each candidate again under its locks ({@link PostgresOnlineCollection}).
  */
 final class UnusedXorbs {

@@ -25,11 +25,8 @@ class PostgresCollectorLockTest {
         String url = PostgresServer.get().createDatabase("collector_lock");
         try (PostgresIndex gc = new PostgresIndex(url, 2);
              ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
-            IndexException noLock = assertThrows(IndexException.class, () -> gc.unusedXorbs(Long.MAX_VALUE));
-            assertEquals(Index.SHARED_GC, noLock.getMessage());
-
             try (PostgresIndex node = new PostgresIndex(url, 2)) {
-                IndexException running = assertThrows(IndexException.class, gc::collectorLock);
+                IndexException running = assertThrows(IndexException.class, gc::collector);
                 assertTrue(running.getMessage().contains("of running openxet nodes (from "), running.getMessage());
                 assertTrue(running.getMessage().endsWith(": stop every node before gc"), running.getMessage());
                 assertEquals(List.of(), node.xorbHashes(), "the node still works");
@@ -37,9 +34,9 @@ class PostgresCollectorLockTest {
 
             CompletableFuture<PostgresIndex> starting;
             // The refused attempt left no lock behind: with the node gone, the lock is granted.
-            try (AutoCloseable everyNodeStopped = gc.collectorLock()) {
-                assertEquals(List.of(), gc.unusedXorbs(Long.MAX_VALUE));
-                IndexException twice = assertThrows(IndexException.class, gc::collectorLock);
+            try (Collector everyNodeStopped = gc.collector()) {
+                assertEquals(List.of(), everyNodeStopped.unusedXorbs(Long.MAX_VALUE));
+                IndexException twice = assertThrows(IndexException.class, gc::collector);
                 assertTrue(twice.getMessage().startsWith("another openxet gc is running on the index at "),
                         twice.getMessage());
                 starting = CompletableFuture.supplyAsync(() -> {
@@ -53,11 +50,13 @@ class PostgresCollectorLockTest {
                 assertFalse(starting.isDone(), "a node must not start while gc holds the lock");
             }
             try (PostgresIndex started = starting.get(30, TimeUnit.SECONDS)) {
-                IndexException again = assertThrows(IndexException.class, gc::collectorLock);
+                IndexException again = assertThrows(IndexException.class, gc::collector);
                 assertTrue(again.getMessage().contains("of running openxet nodes"), again.getMessage());
                 assertEquals(List.of(), started.xorbHashes());
             }
-            assertThrows(IndexException.class, () -> gc.forgetUnusedXorbs(Long.MAX_VALUE), "the lock is gone once closed");
+            try (Collector afterwards = gc.collector()) {
+                assertEquals(List.of(), afterwards.forgetUnusedXorbs(Long.MAX_VALUE), "the closed collector let the lock go");
+            }
         }
     }
 }

@@ -102,20 +102,20 @@ class SqliteIndexTest {
     @Test
     void aReUploadRenewsAXorbsGracePeriodAtMostHourly() throws Exception {
         Path db = dir.resolve("index.sqlite");
-        try (SqliteIndex index = new SqliteIndex(db, 1)) {
+        try (SqliteIndex index = new SqliteIndex(db, 1); Collector gc = index.collector()) {
             MerkleHash x = hash("xorb");
             index.putXorb(x, oneChunk(hash("chunk")), 108);
             sql(db, "UPDATE xorbs SET created_at = 1000"); // the first upload, long ago; nothing registered it since
             long now = System.currentTimeMillis() / 1000;
             long aWeekAgo = now - 7 * 86_400;
-            assertEquals(List.of(x), index.unusedXorbs(aWeekAgo).stream().map(Index.UnusedXorb::hash).toList(),
+            assertEquals(List.of(x), gc.unusedXorbs(aWeekAgo).stream().map(Index.UnusedXorb::hash).toList(),
                     "gc --older-than 7d would take it");
             index.renewXorb(x, now);
-            assertEquals(List.of(), index.unusedXorbs(aWeekAgo), "uploaded again just now: its grace starts over");
-            assertEquals(now, index.unusedXorbs(now + 1).get(0).registeredAt());
+            assertEquals(List.of(), gc.unusedXorbs(aWeekAgo), "uploaded again just now: its grace starts over");
+            assertEquals(now, gc.unusedXorbs(now + 1).get(0).registeredAt());
             // Renewed less than an hour ago: another re-upload writes nothing.
             index.renewXorb(x, now + 600);
-            assertEquals(now, index.unusedXorbs(now + 3600).get(0).registeredAt());
+            assertEquals(now, gc.unusedXorbs(now + 3600).get(0).registeredAt());
         }
     }
 }
