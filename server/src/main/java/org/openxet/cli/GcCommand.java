@@ -83,8 +83,8 @@ public final class GcCommand implements Callable<Integer> {
                 if (Recovery.begin(dataDir)) {
                     Recovery.reconcile(services.index(), services.bucket());
                 }
-                try {
-                    report = XorbCollector.collect(services.index(), services.bucket(), now, grace, dryRun);
+                try (ProgressDisplay display = new ProgressDisplay("gc")) {
+                    report = XorbCollector.collect(services.index(), services.bucket(), now, grace, dryRun, display);
                 } catch (IndexException e) {
                     if (!sharedIndex) throw e;
                     // Refused: a node runs or starts, or another gc holds the lock (collect's own failures too).
@@ -105,8 +105,8 @@ public final class GcCommand implements Callable<Integer> {
     private int collectOnline(ServerConfig cfg, Duration grace) throws Exception {
         Instant now = Instant.now();
         XorbCollector.Report report;
-        try (Services.Stores stores = Services.openStores(cfg)) {
-            report = XorbCollector.collectOnline(stores.index(), stores.bucket(), now, grace, dryRun);
+        try (Services.Stores stores = Services.openStores(cfg); ProgressDisplay display = new ProgressDisplay("gc")) {
+            report = XorbCollector.collectOnline(stores.index(), stores.bucket(), now, grace, dryRun, display);
         } catch (IndexException | IllegalArgumentException e) {
             return fail(2, e.getMessage());
         }

@@ -33,8 +33,8 @@ public final class XorbCollector {
      * Collects while the nodes of a shared index serve ({@code openxet gc --online}; {@link OnlineCollection} says how
      * uploads and registrations are fenced). {@code grace} must be at least {@link OnlineCollection#MIN_GRACE_SECONDS}.
      */
-    public static Report collectOnline(Index index, Bucket bucket, Instant now, Duration grace, boolean dryRun)
-            throws IOException, IndexException {
+    public static Report collectOnline(Index index, Bucket bucket, Instant now, Duration grace, boolean dryRun,
+                                       Progress progress) throws IOException, IndexException {
         OnlineCollection online = index.onlineCollection().orElseThrow(() -> new IllegalStateException(
                 "this index collects only with its server stopped: gc --online needs the PostgreSQL index"));
         if (grace.toSeconds() < OnlineCollection.MIN_GRACE_SECONDS) {
@@ -47,10 +47,13 @@ public final class XorbCollector {
             return new Report(online.candidates(before).size(), 0, 0, true);
         }
         long[] freed = {0};
+        progress.stage("removing", -1);
         List<Index.UnusedXorb> gone = online.collect(before, x -> {
             String key = XorbIngest.key(x);
-            freed[0] += bucket.size(key).orElse(0L);
+            long size = bucket.size(key).orElse(0L);
+            freed[0] += size;
             bucket.delete(key);
+            progress.item(size);
         });
         return new Report(gone.size(), gone.size(), freed[0], false);
     }
@@ -65,8 +68,8 @@ public final class XorbCollector {
      * index only while every node is stopped (an {@link IndexException} names the nodes otherwise). A shared bucket
      * over an index private to one data dir is refused: that index cannot know the other nodes' uploads.
      */
-    public static Report collect(Index index, Bucket bucket, Instant now, Duration grace, boolean dryRun)
-            throws IOException, IndexException {
+    public static Report collect(Index index, Bucket bucket, Instant now, Duration grace, boolean dryRun,
+                                 Progress progress) throws IOException, IndexException {
         if (bucket.shared() && index.onlineCollection().isEmpty()) {
             throw new IllegalStateException("the bucket is shared by several nodes: collecting unused xorbs needs every "
                     + "node stopped, which a data dir's own index cannot know");
@@ -77,11 +80,14 @@ public final class XorbCollector {
                 return new Report(collector.unusedXorbs(before).size(), 0, 0, true);
             }
             List<Index.UnusedXorb> unused = collector.forgetUnusedXorbs(before);
+            progress.stage("removing", unused.size());
             long freed = 0;
             for (Index.UnusedXorb x : unused) {
                 String key = XorbIngest.key(x.hash());
-                freed += bucket.size(key).orElse(0L);
+                long size = bucket.size(key).orElse(0L);
+                freed += size;
                 bucket.delete(key);
+                progress.item(size);
             }
             return new Report(unused.size(), unused.size(), freed, false);
         }

@@ -27,7 +27,7 @@ class SharedXorbCollectorTest extends XorbCollectorTest {
         upload("single-words-512k", false);
         try (SqliteIndex own = new SqliteIndex(dir.resolve("own.sqlite"), 1)) {
             IllegalStateException shared = assertThrows(IllegalStateException.class,
-                    () -> XorbCollector.collect(own, services.bucket(), LATER, GRACE, false));
+                    () -> XorbCollector.collect(own, services.bucket(), LATER, GRACE, false, Progress.NONE));
             assertTrue(shared.getMessage().startsWith("the bucket is shared by several nodes"), shared.getMessage());
         }
         assertEquals(new XorbCollector.Report(1, 0, 0, true), collect(LATER, true), "nothing was taken");

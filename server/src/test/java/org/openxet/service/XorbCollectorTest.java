@@ -56,7 +56,7 @@ class XorbCollectorTest {
 
     /** One run of the collector as {@code openxet gc} makes it on this storage. */
     XorbCollector.Report collect(Instant now, boolean dryRun) throws Exception {
-        return XorbCollector.collect(services.index(), services.bucket(), now, GRACE, dryRun);
+        return XorbCollector.collect(services.index(), services.bucket(), now, GRACE, dryRun, Progress.NONE);
     }
 
     @AfterEach
