@@ -1,7 +1,6 @@
 package org.openxet.service;
 
 import org.openxet.protocol.FormatException;
-import org.openxet.protocol.InvalidHashException;
 import org.openxet.protocol.MerkleHash;
 import org.openxet.protocol.shard.ShardFormatException;
 import org.openxet.protocol.shard.ShardParser;
@@ -127,12 +126,12 @@ public final class Fsck {
         List<String> unknown = new ArrayList<>();
         for (String key : bucket.list("xorbs")) {
             progress.item(0);
-            Optional<MerkleHash> h = hashOf(key);
+            Optional<MerkleHash> h = Bucket.hashAtEnd(key);
             if (h.isEmpty() || !index.hasXorb(h.get())) unknown.add(key);
         }
         for (String key : bucket.list("shards")) {
             progress.item(0);
-            Optional<MerkleHash> h = hashOf(key);
+            Optional<MerkleHash> h = Bucket.hashAtEnd(key);
             if (h.isEmpty() || !index.hasShard(h.get())) unknown.add(key);
         }
         return new Report(counts[0], counts[1], counts[2], bytesRead, deep, List.copyOf(damaged), List.copyOf(missing),
@@ -247,15 +246,6 @@ public final class Fsck {
     private void bad(List<Finding> list, String kind, MerkleHash hash, String why) {
         list.add(new Finding(kind, hash, why));
         if (kind.equals("xorb")) badXorbs.add(hash);
-    }
-
-    /** The hash at the end of a bucket key ({@code xorbs/default/<hex>}, {@code shards/<hex>}). */
-    private static Optional<MerkleHash> hashOf(String key) {
-        try {
-            return Optional.of(MerkleHash.parse(key.substring(key.lastIndexOf('/') + 1)));
-        } catch (InvalidHashException e) {
-            return Optional.empty();
-        }
     }
 
     /** Sleeps so that reads average at most the given rate (0: never). */

@@ -43,7 +43,8 @@ public final class IndexRebuild {
         progress.stage("xorbs", xorbKeys.size());
         try (XorbValidator validator = new XorbValidator()) {
             for (String key : xorbKeys) {
-                MerkleHash h = hashAtEnd(key);
+                MerkleHash h = Bucket.hashAtEnd(key).orElseThrow(
+                        () -> new IOException("bucket key " + key + " does not end in a hash"));
                 byte[] object = bucket.read(key);
                 progress.item(object.length);
                 try {
@@ -94,13 +95,5 @@ public final class IndexRebuild {
         // The index now says what the records say: the next start has nothing to backfill.
         bucket.put(Registrations.BACKFILLED, new byte[0]);
         return new Report(xorbs, shards, registrations, files, orphans, read.unreadable(), List.copyOf(skipped));
-    }
-
-    private static MerkleHash hashAtEnd(String key) throws IOException {
-        try {
-            return MerkleHash.parse(key.substring(key.lastIndexOf('/') + 1));
-        } catch (InvalidHashException e) {
-            throw new IOException("bucket key " + key + " does not end in a hash", e);
-        }
     }
 }

@@ -4,7 +4,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 
 import org.openxet.storage.OwnerOnly;
 
-import org.openxet.protocol.InvalidHashException;
 import org.openxet.protocol.MerkleHash;
 import org.openxet.storage.Bucket;
 import org.openxet.storage.Index;
@@ -82,7 +81,7 @@ public final class Recovery {
         int orphanXorbs = 0;
         Set<MerkleHash> present = new HashSet<>();
         for (String key : xorbKeys) {
-            MerkleHash h = parse(key);
+            MerkleHash h = Bucket.hashAtEnd(key).orElse(null);
             if (h != null && xorbs.contains(h)) {
                 present.add(h);
             } else {
@@ -91,7 +90,7 @@ public final class Recovery {
             }
         }
         for (String key : shardKeys) {
-            MerkleHash h = parse(key);
+            MerkleHash h = Bucket.hashAtEnd(key).orElse(null);
             if (h == null || !index.hasShard(h)) {
                 orphans.add(key);
             }
@@ -122,13 +121,5 @@ public final class Recovery {
             LOG.severe("recovery: " + missing.size() + " registered xorbs have no object in the bucket, e.g. " + missing.get(0));
         }
         return new Report(orphanXorbs, orphanShards, remove, missing);
-    }
-
-    private static MerkleHash parse(String key) {
-        try {
-            return MerkleHash.parse(key.substring(key.lastIndexOf('/') + 1));
-        } catch (InvalidHashException e) {
-            return null;
-        }
     }
 }

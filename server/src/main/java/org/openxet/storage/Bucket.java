@@ -1,5 +1,8 @@
 package org.openxet.storage;
 
+import org.openxet.protocol.InvalidHashException;
+import org.openxet.protocol.MerkleHash;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -16,6 +19,15 @@ import java.util.Optional;
  * is an {@link IOException}.
  */
 public interface Bucket extends AutoCloseable {
+    /** The hash that ends a content-addressed key ({@code xorbs/default/<hex>}, {@code shards/<hex>}), if it is one. */
+    static Optional<MerkleHash> hashAtEnd(String key) {
+        try {
+            return Optional.of(MerkleHash.parse(key.substring(key.lastIndexOf('/') + 1)));
+        } catch (InvalidHashException e) {
+            return Optional.empty();
+        }
+    }
+
     /**
      * Stores {@code parts} concatenated under {@code key}, durably and atomically: when this returns the whole
      * object survives a crash, and a reader never sees a partial object.
