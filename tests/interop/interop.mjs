@@ -5,12 +5,19 @@
 //   OPENXET_URL         the server's public URL (its casUrl)                                   required
 //   OPENXET_LOG         the server's log file: access-log cross-check, and its tail on failure  optional
 //   OPENXET_USER_TOKEN  a user token from `openxet user add` (write, all repos): the emulated Hub gets every
-//                       CAS token from the server's Hub-style token routes with it                  required
+//                       CAS token from the server's Hub-style token routes with it  required unless OPENXET_ISSUER
+//   OPENXET_ISSUER      the `iss` of an external token issuer the server trusts (`auth.issuers` in its --config):
+//                       the emulated Hub mints every CAS token itself (lib/issuer-tokens.mjs) instead of asking
+//                       openxet's token routes, and the refusal checks of such tokens run                  optional
+//   OPENXET_ISSUER_KEY  with OPENXET_ISSUER: the issuer's private key, a PKCS#8 PEM file (EC P-256, ES256)  required
+//   OPENXET_ISSUER_KID  with OPENXET_ISSUER: the key's `kid` in the JWKS the server reads                  required
+//   OPENXET_ISSUER_AUDIENCE    with OPENXET_ISSUER: the `aud` the server requires                          required
 //   OPENXET_READ_URL    another node's public URL: read tokens (so every download) go there, writes to
 //                       OPENXET_URL; for two nodes sharing one index and bucket                     optional
 //   OPENXET_URL_TTL_SECONDS    the server's signed-URL lifetime when it was started with a short one: enables the
 //                       expired-URL leg (reads again after the URLs expired: 403, then a fresh reconstruction)
 import { readFileSync, existsSync, statSync } from "node:fs";
+import { generateKeyPairSync } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { dirname, resolve } from "node:path";
 import { deepStrictEqual } from "node:assert";
@@ -19,6 +26,7 @@ import * as hubV1 from "hub-v1";
 import { getChunks, hashToHex, MerkleHashSubtree, verificationHash } from "@huggingface/xetchunk-wasm";
 import { HubEmulator } from "./lib/hub-emulator.mjs";
 import { RouteTokens } from "./lib/cas-tokens.mjs";
+import { IssuerTokens } from "./lib/issuer-tokens.mjs";
 import { RequestLog, casKind } from "./lib/recording-fetch.mjs";
 import { splitmix64, aesCtr, repeat, patch, sha256Hex, vectorInput } from "./lib/inputs.mjs";
 
@@ -137,7 +145,16 @@ const prBranchFile = (({ bytes, sha256, xetHash }) => ({ path: "pr/r65536.bin", 
 // ---------------------------------------------------------------- setup
 
 const requestLog = new RequestLog();
-const tokens = new RouteTokens(casUrl, required("OPENXET_USER_TOKEN"), readUrl);
+// With an external issuer the emulated Hub signs the CAS tokens itself and openxet's token routes are never called.
+const issuer = process.env.OPENXET_ISSUER
+	? {
+			issuer: process.env.OPENXET_ISSUER,
+			keyFile: required("OPENXET_ISSUER_KEY"),
+			kid: required("OPENXET_ISSUER_KID"),
+			audience: required("OPENXET_ISSUER_AUDIENCE"),
+		}
+	: undefined;
+const tokens = issuer ? new IssuerTokens(casUrl, issuer, readUrl) : new RouteTokens(casUrl, required("OPENXET_USER_TOKEN"), readUrl);
 // The client's token for the emulated Hub (the package refuses one that does not start with "hf_").
 const hubToken = "hf_interop_emulated_hub_token";
 const emulator = await new HubEmulator({
@@ -158,7 +175,8 @@ const watchdog = setTimeout(() => {
 console.log(
 	`interop: @huggingface/hub ${versions.hub} and ${versions.hubV1} against openxet at ${casUrl}` +
 		(readUrl === casUrl ? "; " : ` (writes), ${readUrl} (reads); `) +
-		`emulated Hub at ${emulator.url}; CAS tokens from openxet's xet-*-token routes`,
+		`emulated Hub at ${emulator.url}; ` +
+		(issuer ? `CAS tokens signed by the emulated Hub as external issuer ${issuer.issuer} (kid ${issuer.kid})` : "CAS tokens from openxet's xet-*-token routes"),
 );
 
 // ---------------------------------------------------------------- upload
@@ -419,7 +437,7 @@ async function prBranchLeg() {
 		const mark = tokens.answered.length;
 		await hub.commit({ ...common, repo: model, branch, title: "interop: pr branch", operations: addOps([f]) });
 		const asked = tokens.answered.slice(mark).filter((t) => t.access === "write" && t.rev === branch);
-		assert(asked.length > 0, "the commit never asked openxet for a write token on the branch");
+		assert(asked.length > 0, `the commit never asked ${issuer ? "the emulated Hub" : "openxet"} for a write token on the branch`);
 		assert(asked.every((t) => t.status === 200), `token answers: ${asked.map((t) => `${t.path} → ${t.status}`).join(", ")}`);
 		return `${asked.length} write tokens from ${asked[0].path}`;
 	});
@@ -557,6 +575,70 @@ async function expiredUrlLeg(ttlSeconds) {
 	}
 }
 
+// ---------------------------------------------------------------- external issuer
+
+/**
+ * Only with an external issuer: tokens openxet must refuse, each sent over HTTP right after the same request with a
+ * good token, which must succeed, so that the refusal is the bad token's doing and not the request's. The read route
+ * is a v2 reconstruction of a file the bucket commit registered; the write route is a xorb upload, whose token gate
+ * runs before the body is read, so a few bytes of body do.
+ */
+async function issuerRefusalLegs() {
+	const file = emulator.files.get("bucket/interop/files")?.get("random-100k.bin");
+	if (!file) return skip("external-issuer refusal checks", "the base commit failed: no file to ask for");
+	const scope = bucket;
+	const reconstruction = `${readUrl}/v2/reconstructions/${file.xetHash}`;
+	const good = (access, s = scope) => tokens.mint({ scope: s, access }).token;
+	const send = async (url, token, init = {}) => {
+		const resp = await fetch(url, { ...init, headers: { Authorization: `Bearer ${token}` } });
+		const text = await resp.text();
+		let json;
+		try {
+			json = JSON.parse(text);
+		} catch {
+			json = undefined;
+		}
+		return { status: resp.status, text, json, contentType: resp.headers.get("content-type") ?? "" };
+	};
+	const refused = (answer, status, error, what) => {
+		assert(answer.status === status, `${what}: answered ${answer.status} ${answer.text.slice(0, 300)}, expected ${status}`);
+		assert(answer.contentType.startsWith("application/json"), `${what}: Content-Type ${answer.contentType}, expected application/json`);
+		assert(answer.json?.error === error, `${what}: body ${answer.text.slice(0, 300)}, expected JSON with error "${error}"`);
+		return `${status} ${error}: ${answer.json.message}`;
+	};
+	const readOk = async (token, what) => {
+		const answer = await send(reconstruction, token);
+		assert(answer.status === 200, `${what}: the good token's reconstruction answered ${answer.status} ${answer.text.slice(0, 300)}`);
+	};
+
+	await check(`external issuer: GET /v2/reconstructions with a token of the right key for aud "interop-elsewhere" → 401`, async () => {
+		await readOk(good("read"), "control");
+		const wrongAud = tokens.mint({ scope, access: "read", audience: "interop-elsewhere" }).token;
+		return refused(await send(reconstruction, wrongAud), 401, "unauthorized", "wrong aud");
+	});
+
+	await check(`external issuer: GET /v2/reconstructions with a token of a fresh key under kid "${issuer.kid}" → 401`, async () => {
+		await readOk(good("read"), "control");
+		const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+		const forged = tokens.mint({ scope, access: "read", key: privateKey }).token;
+		return refused(await send(reconstruction, forged), 401, "unauthorized", "other key");
+	});
+
+	// Scopes are isolated by hiding (ReconstructionRoutes): another repository's file is a 404, as an unknown one is,
+	// so a token learns nothing about what other scopes hold.
+	await check(`external issuer: read token on POST /v1/xorbs → 403; a models/${model} token on a ${scope} file → 404`, async () => {
+		const xorb = `${casUrl}/v1/xorbs/default/${"ab".repeat(32)}`;
+		const body = new Uint8Array(16);
+		const asRead = refused(await send(xorb, good("read"), { method: "POST", body }), 403, "forbidden", "read token, write route");
+		// The same request with a write token gets past the token gate (and is then refused for its body).
+		const asWrite = await send(xorb, good("write"), { method: "POST", body });
+		assert(asWrite.status !== 401 && asWrite.status !== 403, `write token, write route: ${asWrite.status} ${asWrite.text.slice(0, 300)}`);
+		await readOk(good("read"), "control");
+		const otherScope = refused(await send(reconstruction, good("read", `models/${model}`)), 404, "not_found", "other repository");
+		return `${asRead}; a write token gets ${asWrite.status} ${asWrite.json?.error ?? ""}; ${otherScope}`;
+	});
+}
+
 // ---------------------------------------------------------------- run
 
 let crashed;
@@ -601,6 +683,8 @@ try {
 		skip("model-repo download legs", "the model commit failed");
 	}
 
+	if (issuer) await issuerRefusalLegs();
+
 	await check("the emulated Hub saw only the routes it knows", async () => {
 		assert(emulator.unexpected.length === 0, `unexpected Hub requests: ${emulator.unexpected.join(", ")}`);
 		const routes = new Map();
@@ -611,10 +695,12 @@ try {
 		const tokenAnswers = emulator.requests.filter((r) => /xet-(read|write)-token/.test(r.path));
 		const badTokens = tokenAnswers.filter((r) => r.status !== 200);
 		assert(badTokens.length === 0, `token requests failed: ${badTokens.map((r) => `${r.path} → ${r.status}`).join(", ")}`);
+		if (issuer) return `${emulator.requests.length} Hub requests; ${tokens.calls} CAS tokens minted by the external issuer`;
 		const disagreeing = tokens.answered.filter((t) => t.status === 200 && !t.headersMatchBody);
 		assert(disagreeing.length === 0, `X-Xet-* headers missing or unlike the body: ${disagreeing.map((t) => t.path).join(", ")}`);
 		return `${emulator.requests.length} Hub requests; ${tokens.calls} CAS token requests to openxet's token routes, all 200 with X-Xet-* headers equal to the body`;
 	});
+	if (issuer) skip("X-Xet-* headers of openxet's token routes equal their body", "the external issuer's tokens never pass through those routes");
 } catch (err) {
 	crashed = err;
 	results.failed++;

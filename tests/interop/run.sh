@@ -4,6 +4,9 @@
 #   run.sh              one node on its embedded defaults (SQLite + local bucket)
 #   run.sh --two-nodes  two nodes sharing one PostgreSQL index and one S3 bucket (a throwaway PostgreSQL cluster and
 #                       s3proxy, both started here): every upload goes to the first node, every download to the second
+#   run.sh --external-issuer   one node on its embedded defaults that trusts an external token issuer (`auth.issuers`
+#                       in a generated --config, the public key in a JWKS file made here): the emulated Hub signs every
+#                       CAS token itself, no `openxet user add`; plus checks that tokens it must refuse are refused
 # Works from a fresh clone (installs node/npm through apt when missing, the npm packages from the lockfile).
 set -euo pipefail
 
@@ -14,14 +17,16 @@ select_jdk
 ensure_tools node:nodejs npm:npm curl:curl
 
 two_nodes=""
+external_issuer=""
 case "${1:-}" in
     "") ;;
     --two-nodes) two_nodes=1 ;;
-    *) echo "usage: $0 [--two-nodes]" >&2; exit 2 ;;
+    --external-issuer) external_issuer=1 ;;
+    *) echo "usage: $0 [--two-nodes | --external-issuer]" >&2; exit 2 ;;
 esac
 
 started=$SECONDS
-say() { echo "interop${two_nodes:+ (two nodes)}: $*"; }
+say() { echo "interop${two_nodes:+ (two nodes)}${external_issuer:+ (external issuer)}: $*"; }
 
 # npm packages exactly as locked (the .npmrc next to package.json keeps registry URLs out of the lockfile)
 (cd "$here" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
@@ -123,9 +128,44 @@ for n in "${nodes[@]}"; do
     log[$n]="$tmp/$n.log"
 done
 
-# The operator's user for the Hub-style token routes: the emulated Hub gets every CAS token through them.
-user_token=$("$root/openxet" user add --data "$tmp/a" --name interop --repos '*' --write 2>/dev/null | tail -n 1)
-[ -n "$user_token" ] || { say "openxet user add printed no token"; exit 1; }
+# How the server checks CAS tokens (its --config) and how interop.mjs gets them (its environment).
+config=()
+client_env=()
+if [ -n "$external_issuer" ]; then
+    # The external issuer: a fresh EC P-256 key pair, its public half as the JWKS the server reads, its private half
+    # for the emulated Hub, which signs the CAS tokens with it. No user is added: nothing may call the token routes.
+    issuer="https://idp.interop.test" audience="openxet-interop" kid="interop-$(date +%s)"
+    mkdir -p "$tmp/issuer"
+    node -e '
+        const { generateKeyPairSync } = require("node:crypto");
+        const { writeFileSync } = require("node:fs");
+        const [dir, kid] = process.argv.slice(1);
+        const { publicKey, privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+        const jwk = { ...publicKey.export({ format: "jwk" }), kid, use: "sig", alg: "ES256" };
+        writeFileSync(`${dir}/jwks.json`, JSON.stringify({ keys: [jwk] }, null, 2) + "\n");
+        writeFileSync(`${dir}/key.pem`, privateKey.export({ type: "pkcs8", format: "pem" }), { mode: 0o600 });
+    ' "$tmp/issuer" "$kid"
+    cat >"$tmp/issuer/openxet.yaml" <<YAML
+openxet:
+  auth:
+    issuers:
+      - issuer: "$issuer"
+        audience: "$audience"
+        jwks: "file:$tmp/issuer/jwks.json"
+        algorithms: [ES256]
+        scope-claim: repo
+        access-claim: access
+YAML
+    config=(--config "$tmp/issuer/openxet.yaml")
+    client_env=(OPENXET_ISSUER="$issuer" OPENXET_ISSUER_KEY="$tmp/issuer/key.pem" OPENXET_ISSUER_KID="$kid"
+        OPENXET_ISSUER_AUDIENCE="$audience")
+    say "external issuer $issuer, kid $kid, JWKS $tmp/issuer/jwks.json"
+else
+    # The operator's user for the Hub-style token routes: the emulated Hub gets every CAS token through them.
+    user_token=$("$root/openxet" user add --data "$tmp/a" --name interop --repos '*' --write 2>/dev/null | tail -n 1)
+    [ -n "$user_token" ] || { say "openxet user add printed no token"; exit 1; }
+    client_env=(OPENXET_USER_TOKEN="$user_token")
+fi
 
 # Signed fetch URLs live 10 s (default 1 h) so the expired-URL leg can wait them out; every other read takes far less.
 url_ttl=10
@@ -136,8 +176,8 @@ for n in "${nodes[@]}"; do
         cp -p "$tmp/a/secrets.properties" "$tmp/b/"
     fi
     OPENXET_URLS_TTL="PT${url_ttl}S" OPENXET_JAVA_OPTS="${OPENXET_JAVA_OPTS:-} -XX:ErrorFile=$tmp/hs_err_%p.log" \
-        "$root/openxet" serve --host 127.0.0.1 --port "${url[$n]##*:}" --data "$tmp/$n" --public-url "${url[$n]}" \
-        >"${log[$n]}" 2>&1 &
+        "$root/openxet" serve "${config[@]}" --host 127.0.0.1 --port "${url[$n]##*:}" --data "$tmp/$n" \
+        --public-url "${url[$n]}" >"${log[$n]}" 2>&1 &
     pid[$n]=$!
     pids+=("${pid[$n]}")
     wait_for "${url[$n]}/health" "${pid[$n]}" "${log[$n]}" "node $n"
@@ -145,7 +185,7 @@ done
 say "openxet up at ${url[a]}${two_nodes:+ (uploads) and ${url[b]} (downloads)} ($((SECONDS - started)) s since start)"
 
 status=0
-OPENXET_URL="${url[a]}" OPENXET_READ_URL="${url[${nodes[-1]}]}" OPENXET_LOG="${log[a]}" OPENXET_USER_TOKEN="$user_token" \
+env OPENXET_URL="${url[a]}" OPENXET_READ_URL="${url[${nodes[-1]}]}" OPENXET_LOG="${log[a]}" "${client_env[@]}" \
     OPENXET_URL_TTL_SECONDS="$url_ttl" node "$here/interop.mjs" || status=$?
 
 # metric NODE SAMPLE: one sample of NODE's GET /metrics as a whole number (0 when the sample is absent).

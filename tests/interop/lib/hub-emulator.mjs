@@ -20,7 +20,8 @@ const ZERO_HASH = "0".repeat(64);
 export class HubEmulator {
 	/**
 	 * @param tokens   source of CAS tokens: `await tokens.get({access, repoType, repoName, rev})`
-	 *                 → {status, json, fromHeaders} as the CAS answered (see cas-tokens.mjs)
+	 *                 → {status, json, fromHeaders} as the CAS answered (see cas-tokens.mjs), or as an external
+	 *                 issuer minted it (issuer-tokens.mjs)
 	 * @param hubToken the Hub token the client must present on every Hub call
 	 * @param xetHashBySha256 what the real Hub learns from the CAS for model-repo files: sha256 → Xet file hash
 	 */

@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "openxet", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
         description = "A self-hostable Xet CAS server.",
-        subcommands = {CommandLine.HelpCommand.class, ServeCommand.class, TokenCommand.class, UserCommand.class,
+        subcommands = {CommandLine.HelpCommand.class, ServeCommand.class, TokenCommand.class, UserCommand.class, KeysCommand.class,
                 VersionCommand.class, HashCommand.class, XorbInfoCommand.class, ShardInfoCommand.class, GcCommand.class,
                 FsckCommand.class, RepairCommand.class, BackupCommand.class, IndexCommand.class})
 public final class Main implements Runnable {

@@ -1,21 +1,23 @@
 package org.openxet.cli;
 
 import org.openxet.service.Access;
-import org.openxet.service.Secrets;
+import org.openxet.service.ServerConfig;
 import org.openxet.service.Tokens;
+import org.openxet.storage.IndexException;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 
-/** {@code openxet token}: mint a CAS bearer token for one repository scope, signed with the data dir's key. */
+/** {@code openxet token}: mint a CAS bearer token for one repository scope, signed with the server's newest key. */
 @Command(name = "token", description = "Print a signed CAS access token for a repository scope.")
 public final class TokenCommand implements Callable<Integer> {
-    @Option(names = "--data", paramLabel = "DIR", description = "Data directory of the server (default ./data).")
-    Path data = Path.of("data");
+    @Mixin
+    AuthOptions auth;
 
     @Option(names = "--repo", required = true, paramLabel = "NAME", description = "Repository scope, as the token routes name it: e.g. models/alice/llama.")
     String repo;
@@ -31,18 +33,27 @@ public final class TokenCommand implements Callable<Integer> {
         boolean write;
     }
 
-    @Option(names = "--ttl", paramLabel = "DURATION", description = "Lifetime, e.g. 1h, 30m, 7d (default 1h, at most 30d).")
+    @Option(names = "--ttl", paramLabel = "DURATION", description = "Lifetime, e.g. 1h, 30m, 7d (default 1h, at most "
+            + "openxet.auth.max-lifetime, 24h unless configured).")
     String ttl = "1h";
 
     @Override
     public Integer call() throws Exception {
         Duration lifetime = DurationOption.parse("--ttl", ttl, "90s, 30m, 1h, 7d");
         if (lifetime.isNegative() || lifetime.isZero()) throw new IllegalArgumentException("--ttl must be longer than zero");
-        if (lifetime.compareTo(Tokens.MAX_TTL) > 0) {
-            throw new IllegalArgumentException("--ttl must be at most " + Tokens.MAX_TTL.toDays() + "d");
+        try (AuthOptions.Opened opened = auth.open()) {
+            ServerConfig cfg = opened.config();
+            if (lifetime.compareTo(cfg.auth().maxLifetime()) > 0) {
+                throw new IllegalArgumentException("--ttl must be at most " + ServerConfig.describe(cfg.auth().maxLifetime())
+                        + " (openxet.auth.max-lifetime)");
+            }
+            // A token for no user: only retiring the key that signed it, or its expiry, ends it.
+            Tokens tokens = new Tokens(opened.keys(), cfg.auth(), Tokens.Revocations.NONE, Clock.systemUTC());
+            System.out.println(tokens.mint(repo, level.write ? Access.WRITE : Access.READ, lifetime));
+            return 0;
+        } catch (AuthOptions.Refused | IndexException e) {
+            System.err.println("openxet token: " + e.getMessage());
+            return 2;
         }
-        Secrets secrets = Secrets.loadOrCreate(DataDirs.existing(data));
-        System.out.println(new Tokens(secrets.tokenKey()).mint(repo, level.write ? Access.WRITE : Access.READ, lifetime));
-        return 0;
     }
 }

@@ -13,6 +13,7 @@ import org.openxet.protocol.FormatException;
 import org.openxet.protocol.HashMismatchException;
 import org.openxet.protocol.InvalidHashException;
 import org.openxet.service.AuthException;
+import org.openxet.service.IssuerUnavailable;
 import org.openxet.service.Slots;
 import org.openxet.storage.BucketException;
 import org.openxet.storage.MissingXorbsException;
@@ -53,6 +54,7 @@ public final class Errors {
             case FormatException e -> new Mapped(400, "invalid_format", e.getMessage());
             case MissingXorbsException e -> new Mapped(400, "xorb_missing", e.getMessage());
             case Slots.Busy e -> new Mapped(503, "busy", e.getMessage());
+            case IssuerUnavailable e -> new Mapped(503, "issuer_unavailable", e.getMessage());
             case org.openxet.service.XorbIngest.QuarantinedInAnotherEncoding e -> new Mapped(409, "xorb_conflict",
                     e.getMessage());
             default -> {
@@ -132,7 +134,8 @@ public final class Errors {
         if (m.code().equals("storage_unavailable")) {
             // One line, no stack: an outage fails every request until it ends, and the cause says all there is.
             LOG.warning(where + " -> 503 storage_unavailable: " + loggable(t + " (cause: " + rootMessage(t) + ")"));
-        } else if (m.status() >= 500 && !(t instanceof HttpError) && !(t instanceof Slots.Busy)) {
+        } else if (m.status() >= 500 && !(t instanceof HttpError) && !(t instanceof Slots.Busy)
+                && !(t instanceof IssuerUnavailable)) {
             LOG.log(Level.WARNING, where + " failed: " + loggable(t.toString()), t);
         } else {
             LOG.info(where + " -> " + m.status() + " " + m.code() + ": " + loggable(m.message()));

@@ -33,6 +33,8 @@ final class MiscRoutes {
         routes.add(Method.GET, "/health", RouteTable.Guard.PUBLIC, this::health);
         routes.add(Method.GET, "/ready", RouteTable.Guard.PUBLIC, this::ready);
         routes.add(Method.POST, "/v1/telemetry", RouteTable.Guard.READ, this::telemetry);
+        // The public halves of openxet's asymmetric token keys, so other services can verify its CAS tokens.
+        routes.add(Method.GET, "/.well-known/jwks.json", RouteTable.Guard.PUBLIC, this::jwks);
         if (metrics.enabled()) {
             // No token, like /health: a scraper holds none, and the meters name no file, xorb or scope.
             routes.add(Method.GET, "/metrics", RouteTable.Guard.PUBLIC, this::metrics);
@@ -44,6 +46,12 @@ final class MiscRoutes {
         res.status(200);
         res.header(HeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
         res.send(text);
+    }
+
+    private void jwks(ServerRequest req, ServerResponse res, Grant grant) {
+        // A verifier re-fetches on a key id it does not know, so a minute of caching delays no rotation.
+        res.header(HeaderNames.CACHE_CONTROL, "public, max-age=60");
+        Errors.sendJson(res, 200, services.keys().publicJwks());
     }
 
     private void health(ServerRequest req, ServerResponse res, Grant grant) throws Exception {

@@ -42,7 +42,7 @@ public final class OpenxetServer {
                 services.config().uploadWindow());
         new XorbRoutes(services, bodies, budget, metrics).register(routes);
         new ShardRoutes(services, bodies, budget, metrics).register(routes);
-        SignedUrls urls = new SignedUrls(services.secrets().urlKey(), services.config().urlTtl().toSeconds(), services.clock());
+        SignedUrls urls = new SignedUrls(services.keys(), services.config().urlTtl().toSeconds(), services.clock());
         new ReconstructionRoutes(services, urls).register(routes);
         new FetchRoutes(services, urls, metrics).register(routes);
         new DedupRoutes(services).register(routes);

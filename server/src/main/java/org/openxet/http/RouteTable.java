@@ -8,6 +8,7 @@ import io.helidon.webserver.http.ServerResponse;
 import org.openxet.service.Access;
 import org.openxet.service.AuthException;
 import org.openxet.service.Grant;
+import org.openxet.service.IssuerUnavailable;
 import org.openxet.service.Tokens;
 
 import java.util.ArrayList;
@@ -76,7 +77,7 @@ public final class RouteTable {
         });
     }
 
-    private Grant authorize(ServerRequest req, Access needed) throws AuthException {
+    private Grant authorize(ServerRequest req, Access needed) throws AuthException, IssuerUnavailable {
         String header = req.headers().first(HeaderNames.AUTHORIZATION).orElse(null);
         if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
             throw new AuthException("missing bearer token", false);

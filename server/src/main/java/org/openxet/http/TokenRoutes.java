@@ -55,7 +55,7 @@ final class TokenRoutes {
 
     TokenRoutes(Services services) {
         this.services = services;
-        this.users = new Users(services.config().dataDir(), services.index());
+        this.users = services.users();
     }
 
     void register(RouteTable routes) {
@@ -104,7 +104,9 @@ final class TokenRoutes {
         if (!user.allows(scope, access)) {
             throw new AuthException("user " + user.name() + " has no " + access.claim() + " access to " + scope, true);
         }
-        Tokens.Minted token = services.tokens().issue(scope, access, TTL);
+        // The hour clients expect, unless the operator bounds every token's lifetime below it.
+        Duration ttl = TTL.compareTo(services.tokens().maxLifetime()) <= 0 ? TTL : services.tokens().maxLifetime();
+        Tokens.Minted token = services.tokens().issue(scope, access, ttl, user.subject());
         String casUrl = PublicUrl.of(req, services.config().publicUrl());
         res.header(CAS_URL, casUrl);
         res.header(ACCESS_TOKEN, token.token());

@@ -15,6 +15,8 @@ public final class UrlSigner {
     private static final byte[] PREFIX = JsonBytes.ascii(SignedUrls.GRANT_MESSAGE_PREFIX);
 
     private final SignedUrls urls;
+    /** One key for the whole answer, whatever a rotation does meanwhile. */
+    private final byte[] key;
     private final byte[] prefix;
     private final byte[] scope;
     private final byte[] expiry;
@@ -27,6 +29,7 @@ public final class UrlSigner {
 
     private UrlSigner(UrlSigner of) {
         this.urls = of.urls;
+        this.key = of.key;
         this.prefix = of.prefix;
         this.scope = of.scope;
         this.expiry = of.expiry;
@@ -41,6 +44,7 @@ public final class UrlSigner {
 
     public UrlSigner(SignedUrls urls, String base, String scope, long expiry) {
         this.urls = urls;
+        this.key = urls.signingKey();
         this.prefix = JsonBytes.ascii(base + SignedUrls.PATH);
         this.scope = JsonBytes.ascii(SignedUrls.encodeScope(scope));
         this.expiry = JsonBytes.ascii(Long.toString(expiry));
@@ -94,7 +98,7 @@ public final class UrlSigner {
         p = JsonBytes.put(msg, p, scope);
         msg[p++] = '\n';
         p = JsonBytes.put(msg, p, expiry);
-        urls.tag(msg, p, scratch, tag, 0);
+        SignedUrls.tag(key, msg, p, scratch, tag, 0);
         out.raw(prefix).raw(hex).raw(G).raw(msg, grantStart, grantEnd - grantStart).raw(S).raw(scope).raw(E).raw(expiry)
                 .raw(T).raw(tag);
     }

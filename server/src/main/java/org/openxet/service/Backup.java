@@ -60,7 +60,7 @@ public final class Backup {
             throw e.getCause();
         }
         Registrations.copy(from, to, records);
-        for (String file : List.of(Secrets.FILE, Users.FILE)) {
+        for (String file : List.of(Secrets.FILE, Users.FILE, org.openxet.storage.FileAuthStore.KEYS)) {
             if (Files.exists(source.resolve(file))) {
                 Files.copy(source.resolve(file), dest.resolve(file), StandardCopyOption.COPY_ATTRIBUTES);
             }

@@ -28,10 +28,11 @@ import java.time.Duration;
  * @param storage          where the index and the blobs live when not in the data dir (several nodes)
  * @param connections      how long a connection may take over its request head or sit idle, and how many one client
  *                         address may hold
+ * @param auth             token lifetimes and the external issuers whose tokens are accepted
  */
 public record ServerConfig(String host, int port, Path dataDir, String publicUrl, long uploadFloor, Duration uploadWindow,
                            long uploadMemory, Duration urlTtl, boolean dedupIsolated, int commitPermits, int readConnections,
-                           int answerWriters, boolean metrics, Storage storage, Connections connections) {
+                           int answerWriters, boolean metrics, Storage storage, Connections connections, AuthConfig auth) {
 
     /**
      * The connection defences (docs/DESIGN.md, "Limits and defences").
@@ -89,12 +90,12 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
     public static ServerConfig defaults(Path dataDir) {
         return new ServerConfig("0.0.0.0", 8080, dataDir, "", 4096, Duration.ofSeconds(20), 0, Duration.ofHours(1), false,
                 4 * Runtime.getRuntime().availableProcessors(), Math.max(4, 2 * Runtime.getRuntime().availableProcessors()),
-                Runtime.getRuntime().availableProcessors(), true, Storage.EMBEDDED, Connections.DEFAULTS);
+                Runtime.getRuntime().availableProcessors(), true, Storage.EMBEDDED, Connections.DEFAULTS, AuthConfig.DEFAULTS);
     }
 
     /** A configuration value that cannot be used; the message names the key, its variable and what is wrong. */
     public static final class BadValue extends IllegalArgumentException {
-        BadValue(String key, String value, String problem) {
+        public BadValue(String key, String value, String problem) {
             super("openxet." + key + " (" + envName(key) + ") = '" + value + "': " + problem);
         }
     }
@@ -141,10 +142,11 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
                 new Connections(duration(c, "head.timeout", Connections.DEFAULTS.headerTimeout()),
                         duration(c, "idle.timeout", Connections.DEFAULTS.idleTimeout()),
                         integer(c, "address.connections", 0, 0, Integer.MAX_VALUE),
-                        duration(c, "shutdown.grace", Connections.DEFAULTS.shutdownGrace())));
+                        duration(c, "shutdown.grace", Connections.DEFAULTS.shutdownGrace())),
+                AuthConfig.load(c.get("auth")));
     }
 
-    private static String string(Config c, String key) {
+    static String string(Config c, String key) {
         return c.get(key).asString().map(String::trim).orElse("");
     }
 
@@ -177,7 +179,7 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
         throw new BadValue(key, v, "must be true or false");
     }
 
-    private static Duration duration(Config c, String key, Duration fallback) {
+    static Duration duration(Config c, String key, Duration fallback) {
         var raw = c.get(key).asString();
         if (raw.isEmpty()) return fallback;
         String v = raw.get().trim();
@@ -191,6 +193,15 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
             throw new BadValue(key, v, "must be longer than zero");
         }
         return parsed;
+    }
+
+    /** A duration as the configuration writes it: {@code 90s}, {@code 20m}, {@code 1h} or {@code 7d}. */
+    public static String describe(Duration d) {
+        long s = d.toSeconds();
+        if (s % 86_400 == 0 && s > 86_400) return s / 86_400 + "d";
+        if (s % 3_600 == 0) return s / 3_600 + "h";
+        if (s % 60 == 0) return s / 60 + "m";
+        return s + "s";
     }
 
     /** {@code 90s}, {@code 20m}, {@code 1h}, {@code 7d} (as {@code openxet token --ttl} takes them) or ISO-8601. */
@@ -211,51 +222,55 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
     }
 
     public ServerConfig withPort(int p) {
-        return new ServerConfig(host, p, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
+        return new ServerConfig(host, p, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections, auth);
     }
 
     public ServerConfig withHost(String h) {
-        return new ServerConfig(h, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
+        return new ServerConfig(h, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections, auth);
     }
 
     public ServerConfig withDataDir(Path d) {
-        return new ServerConfig(host, port, d, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
+        return new ServerConfig(host, port, d, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections, auth);
     }
 
     public ServerConfig withPublicUrl(String u) {
-        return new ServerConfig(host, port, dataDir, u, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
+        return new ServerConfig(host, port, dataDir, u, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections, auth);
     }
 
     public ServerConfig withUpload(long floor, Duration window) {
-        return new ServerConfig(host, port, dataDir, publicUrl, floor, window, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
+        return new ServerConfig(host, port, dataDir, publicUrl, floor, window, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections, auth);
     }
 
     public ServerConfig withUrlTtl(Duration ttl) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, ttl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, ttl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections, auth);
     }
 
     public ServerConfig withDedupIsolated(boolean isolated) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, isolated, commitPermits, readConnections, answerWriters, metrics, storage, connections);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, isolated, commitPermits, readConnections, answerWriters, metrics, storage, connections, auth);
     }
 
     public ServerConfig withAnswerWriters(int writers) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, writers, metrics, storage, connections);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, writers, metrics, storage, connections, auth);
     }
 
     public ServerConfig withMetrics(boolean on) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, on, storage, connections);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, on, storage, connections, auth);
     }
 
     public ServerConfig withStorage(Storage s) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, s, connections);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, s, connections, auth);
     }
 
     public ServerConfig withConnections(Connections c) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, c);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, c, auth);
+    }
+
+    public ServerConfig withAuth(AuthConfig a) {
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections, a);
     }
 
     public ServerConfig withCommitPermits(int permits) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, permits, readConnections, answerWriters, metrics, storage, connections);
+        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, permits, readConnections, answerWriters, metrics, storage, connections, auth);
     }
 
     /** The effective configuration as printed at start-up (no secrets: keys live in the data dir, and the index URL's query is left out). */
@@ -268,6 +283,7 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
                 + " answer.writers=" + answerWriters + " metrics=" + metrics + " head.timeout="
                 + connections.headerTimeout().toSeconds() + "s idle.timeout=" + connections.idleTimeout().toSeconds()
                 + "s address.connections=" + (connections.perAddress() == 0 ? "(a quarter of the cap)" : connections.perAddress())
-                + " shutdown.grace=" + connections.shutdownGrace().toSeconds() + "s " + storage.describe();
+                + " shutdown.grace=" + connections.shutdownGrace().toSeconds() + "s " + storage.describe() + " "
+                + auth.describe();
     }
 }

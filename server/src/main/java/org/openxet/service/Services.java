@@ -1,6 +1,8 @@
 package org.openxet.service;
 
+import org.openxet.storage.AuthStore;
 import org.openxet.storage.Bucket;
+import org.openxet.storage.FileAuthStore;
 import org.openxet.storage.Index;
 import org.openxet.storage.IndexException;
 import org.openxet.storage.LocalBucket;
@@ -22,19 +24,23 @@ public final class Services implements AutoCloseable {
     private final Index index;
     private final Bucket bucket;
     private final Tokens tokens;
+    private final Users users;
+    private final KeySet keys;
     private final XorbIngest ingest;
     private final Registrations registrations;
     private final ShardRegistration shards;
     private final Clock clock;
     private final Readiness readiness;
 
-    private Services(ServerConfig config, Secrets secrets, Index index, Bucket bucket, Clock clock) {
+    private Services(ServerConfig config, Secrets secrets, Index index, Bucket bucket, Users users, KeySet keys, Clock clock) {
         this.config = config;
         this.secrets = secrets;
         this.index = index;
         this.bucket = bucket;
         this.clock = clock;
-        this.tokens = new Tokens(secrets.tokenKey(), clock);
+        this.users = users;
+        this.keys = keys;
+        this.tokens = new Tokens(keys, config.auth(), users, clock);
         this.ingest = new XorbIngest(bucket, index);
         this.registrations = new Registrations(bucket);
         this.shards = new ShardRegistration(bucket, index, registrations, config.commitPermits(), clock);
@@ -51,18 +57,27 @@ public final class Services implements AutoCloseable {
         Secrets secrets = Secrets.loadOrCreate(data);
         Index index = openIndex(config, config.readConnections());
         Bucket bucket;
+        Users users;
+        KeySet keys;
         try {
             requireSharedKeys(index, secrets, data);
+            AuthStore auth = authStore(index, data);
             // A node that kept its users in users.json before its index was shared hands them to the other nodes.
-            Users users = new Users(data, index);
+            users = new Users(data, auth);
             users.importFile();
             users.markWhereUsersLive();
+            keys = KeySet.open(auth, secrets, Clock.systemUTC());
             bucket = openBucket(config, true);
         } catch (IOException | IndexException | RuntimeException e) {
             index.close();
             throw e;
         }
-        return new Services(config, secrets, index, bucket, Clock.systemUTC());
+        return new Services(config, secrets, index, bucket, users, keys, Clock.systemUTC());
+    }
+
+    /** Where users and signing keys live: the shared index's store, or the data dir's files for a node of its own. */
+    public static AuthStore authStore(Index index, Path dataDir) {
+        return index.sharedAuthStore().orElseGet(() -> new FileAuthStore(dataDir));
     }
 
     /** The index and the bucket alone, for a tool that reads them beside a running server ({@code fsck}). */
@@ -112,7 +127,7 @@ public final class Services implements AutoCloseable {
     }
 
     /** Behind a load balancer every node must accept every node's tokens and URLs, so a node with other keys stays down. */
-    private static void requireSharedKeys(Index index, Secrets secrets, Path dataDir) throws IndexException, KeysDiffer {
+    public static void requireSharedKeys(Index index, Secrets secrets, Path dataDir) throws IndexException, KeysDiffer {
         byte[] mine = secrets.fingerprint();
         if (!java.util.Arrays.equals(mine, index.sharedKeyFingerprint(mine))) {
             throw new KeysDiffer(dataDir);
@@ -137,6 +152,14 @@ public final class Services implements AutoCloseable {
 
     public Tokens tokens() {
         return tokens;
+    }
+
+    public Users users() {
+        return users;
+    }
+
+    public KeySet keys() {
+        return keys;
     }
 
     public XorbIngest ingest() {

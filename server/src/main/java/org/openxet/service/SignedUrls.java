@@ -12,8 +12,8 @@ import java.time.Clock;
 /**
  * Signed fetch URLs (§5.8): {@code <base>/v1/fetch/<xorb>?g=<grant>&s=<scope>&e=<expiry>&t=<tag>}. The query grants
  * exactly the listed inclusive byte ranges of one xorb object to whoever holds the URL (the clients send no
- * Authorization header there) until the expiry; the tag is a keyed BLAKE3 MAC over all of it with the server's URL
- * key, truncated to 128 bits. Keyed BLAKE3 is a PRF, so it is a standard MAC, and the native library makes one per
+ * Authorization header there) until the expiry; the tag is a keyed BLAKE3 MAC over all of it with the server's newest
+ * URL key ({@link KeySet}), truncated to 128 bits. Keyed BLAKE3 is a PRF, so it is a standard MAC, and the native library makes one per
  * range cheap enough for a 100,000-range v1 answer.
  *
  * <p>The grant is the ranges in a compact text (see {@link #putGrantRange}), not as decimal "s-e" pairs: a v2 entry of
@@ -42,14 +42,28 @@ public final class SignedUrls {
         for (int i = 0; i < DIGITS.length; i++) DIGIT_VALUE[DIGITS[i]] = (byte) i;
     }
 
-    private final byte[] key;
+    private final KeySet keys;
     private final long ttlSeconds;
     private final Clock clock;
 
-    public SignedUrls(byte[] key, long ttlSeconds, Clock clock) {
-        this.key = key.clone();
+    /**
+     * URLs signed with the newest URL key of {@code keys}; a URL signed with any URL key not retired verifies (a URL
+     * names no key: trying the few keys in use costs a MAC each, only for a URL the newest key does not verify).
+     */
+    public SignedUrls(KeySet keys, long ttlSeconds, Clock clock) {
+        this.keys = keys;
         this.ttlSeconds = ttlSeconds;
         this.clock = clock;
+    }
+
+    /** URLs of one key (tools, tests and benchmarks). */
+    public SignedUrls(byte[] key, long ttlSeconds, Clock clock) {
+        this(KeySet.fixed(new byte[32], key.clone()), ttlSeconds, clock);
+    }
+
+    /** The key URLs minted now are signed with: an answer signs all its URLs with the one it took at its start. */
+    public byte[] signingKey() {
+        return keys.urlSigningKey();
     }
 
     /** How long a URL minted now lives. */
@@ -136,6 +150,11 @@ public final class SignedUrls {
      * into {@code out}.
      */
     public void tag(byte[] msg, int msgLength, byte[] scratch32, byte[] out, int outOffset) {
+        tag(keys.urlSigningKey(), msg, msgLength, scratch32, out, outOffset);
+    }
+
+    /** {@link #tag(byte[], int, byte[], byte[], int)} with {@code key}. */
+    public static void tag(byte[] key, byte[] msg, int msgLength, byte[] scratch32, byte[] out, int outOffset) {
         Blake3.get().keyedHash(key, msg, 0, msgLength, scratch32, 0);
         hexInto(scratch32, out, outOffset);
     }
@@ -181,10 +200,23 @@ public final class SignedUrls {
     }
 
     private String tagText(String message) {
+        return tagText(keys.urlSigningKey(), message);
+    }
+
+    private static String tagText(byte[] key, String message) {
         byte[] msg = message.getBytes(StandardCharsets.UTF_8);
         byte[] tag = new byte[2 * TAG_BYTES];
-        tag(msg, msg.length, new byte[32], tag, 0);
+        tag(key, msg, msg.length, new byte[32], tag, 0);
         return new String(tag, StandardCharsets.US_ASCII);
+    }
+
+    /** Whether any URL key in use gives {@code t} over {@code message}. */
+    private boolean signedByAKeyInUse(String message, String t) {
+        byte[] given = t.getBytes(StandardCharsets.US_ASCII);
+        for (byte[] key : keys.urlKeys()) {
+            if (MessageDigest.isEqual(tagText(key, message).getBytes(StandardCharsets.US_ASCII), given)) return true;
+        }
+        return false;
     }
 
     /** A verified grant: the xorb and its allowed inclusive byte ranges. */
@@ -209,8 +241,7 @@ public final class SignedUrls {
             throw new AuthException("fetch URL is missing its grant", true);
         }
         String message = g != null ? message(xorbHex, g, encodedScope, e) : decimalMessage(xorbHex, r, encodedScope, e);
-        if (!MessageDigest.isEqual(tagText(message).getBytes(StandardCharsets.US_ASCII),
-                t.getBytes(StandardCharsets.US_ASCII))) {
+        if (!signedByAKeyInUse(message, t)) {
             throw new AuthException("fetch URL signature is not valid", true);
         }
         long expiry;

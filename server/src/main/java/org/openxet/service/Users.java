@@ -1,82 +1,91 @@
 package org.openxet.service;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.PropertyNamingStrategies;
-import org.openxet.storage.Index;
+import org.openxet.storage.AuthStore;
+import org.openxet.storage.FileAuthStore;
 import org.openxet.storage.IndexException;
-import org.openxet.storage.OwnerOnly;
 import org.openxet.storage.StoredUser;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * The operator's user tokens ({@code <data>/users.json}, mode 0600), which authenticate the Hub-style token routes
+ * The operator's user tokens, which authenticate the Hub-style token routes
  * ({@code /api/{type}s/{repo}/xet-{read|write}-token/{rev}}): each user has allowed repository patterns and an access
- * level. Only a SHA-256 of each token is kept, so the file does not hold usable credentials. Edited by
- * {@code openxet user add} while the server runs; the server re-reads it when it changes.
+ * level. Only a SHA-256 of each token is kept, so the store holds no usable credentials. They live in an
+ * {@link AuthStore}: the data dir's {@code users.json}, or for nodes sharing a PostgreSQL index that index, so a user
+ * added on one node authenticates on all of them. Edited by {@code openxet user} while the server runs.
  *
- * <p>Nodes sharing an index that {@linkplain Index#keepsUsers() keeps users} (PostgreSQL) keep them there instead, so a
- * user added on one node authenticates on all of them; each node re-reads the list at most every
- * {@link #SHARED_REFRESH}. A node's {@code users.json} from before is imported into the index at start
- * ({@link #importFile}), never overwriting a user of the same name.
+ * <p>Revocation: {@code openxet user revoke} stops the user's token minting at once on every node, and the CAS tokens
+ * already minted
+ * for the user (they carry the user as {@code sub} and the user's generation) are refused by every node within
+ * {@link #REFRESH}, the longest a node's copy of the users may be stale; {@code user reissue} gives the user a new
+ * token, under which the old CAS tokens stay refused.
  */
-public final class Users {
-    public static final String FILE = "users.json";
+public final class Users implements Tokens.Revocations {
+    public static final String FILE = FileAuthStore.USERS;
     /**
      * Present in the data dir of a node whose users live in its shared index, so that {@code openxet user add} run
      * there without the index's URL refuses to write a users.json the node would not read.
      */
     public static final String SHARED_MARKER = "USERS_IN_INDEX";
-    private static final ObjectMapper JSON = new ObjectMapper().setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
 
     /** One user: repository patterns ({@code *} matches any characters) over scopes like {@code models/alice/x}. */
-    public record User(String name, String tokenSha256, List<String> repos, String access) {
+    public record User(StoredUser stored) {
+        public String name() {
+            return stored.name();
+        }
+
+        public Tokens.Subject subject() {
+            return new Tokens.Subject(stored.name(), stored.generation());
+        }
+
         public boolean allows(String scope, Access needed) {
-            Access level = "write".equals(access) ? Access.WRITE : Access.READ;
+            Access level = "write".equals(stored.access()) ? Access.WRITE : Access.READ;
             if (!level.allows(needed)) return false;
-            for (String pattern : repos) {
+            for (String pattern : stored.repos()) {
                 if (glob(pattern).matcher(scope).matches()) return true;
             }
             return false;
         }
     }
 
-    record UserFile(List<User> users) {
-    }
+    /** How stale a node's copy of the users may be: a user added or revoked on another node counts here after this. */
+    public static final Duration REFRESH = Duration.ofSeconds(1);
+    /** The least time between two reads for CAS tokens naming a user (or generation) the copy does not know. */
+    static final Duration MISS_REFRESH = Duration.ofMillis(100);
 
-    /** How stale a node's copy of the shared users may be: a user added on another node works here after this. */
-    public static final Duration SHARED_REFRESH = Duration.ofSeconds(1);
-    /** An unknown token re-reads the shared users sooner, but at most this often (unknown tokens cost no more). */
-    static final Duration SHARED_MISS_REFRESH = Duration.ofMillis(100);
-
-    private final Path file;
-    private final Index shared;
-    private volatile List<User> users = List.of();
-    private volatile FileTime loaded;
-    private volatile long sharedReadAt;
+    private final Path dataDir;
+    private final AuthStore store;
+    private final RefreshedCopy<Map<String, StoredUser>> copy;
 
     /** The data dir's users.json. */
     public Users(Path dataDir) {
-        this(dataDir, null);
+        this(dataDir, new FileAuthStore(dataDir));
     }
 
-    /** The users {@code index} keeps, when it {@linkplain Index#keepsUsers() keeps users}; else the data dir's file. */
-    public Users(Path dataDir, Index index) {
-        this.file = dataDir.resolve(FILE);
-        this.shared = index != null && index.keepsUsers() ? index : null;
+    public Users(Path dataDir, AuthStore store) {
+        this.dataDir = dataDir;
+        this.store = store;
+        // Read on first use: the first token route call, or the first CAS token minted for a user.
+        this.copy = new RefreshedCopy<>("users", this::byName, null, MISS_REFRESH);
+    }
+
+    private Map<String, StoredUser> byName() throws IndexException {
+        Map<String, StoredUser> m = new HashMap<>();
+        for (StoredUser u : store.users()) m.put(u.name(), u);
+        return Map.copyOf(m);
     }
 
     static Pattern glob(String pattern) {
@@ -96,90 +105,129 @@ public final class Users {
         }
     }
 
-    /** The user owning {@code token}, or null. */
-    public User authenticate(String token) throws IOException, IndexException {
-        String digest = sha256(token);
-        if (shared == null) {
-            reloadIfChanged();
-            return find(digest);
+    /** The user owning {@code token}, or null (also for a revoked user's token). */
+    public User authenticate(String token) throws IndexException {
+        // A copy read after the request arrived (a stat when a file is unchanged; requests at once share one read): a
+        // user revoked a moment ago, maybe on another node, mints nothing. Token routes are asked about once an hour
+        // per client; a store that cannot be read refuses rather than trust an old copy.
+        Map<String, StoredUser> users;
+        try {
+            users = copy.readAfter(System.nanoTime());
+        } catch (IndexException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
         }
-        refreshShared(SHARED_REFRESH);
-        User u = find(digest);
-        if (u == null && refreshShared(SHARED_MISS_REFRESH)) {
-            u = find(digest); // a user added a moment ago, maybe on another node
-        }
-        return u;
-    }
-
-    private User find(String digest) {
-        for (User u : users) {
-            if (MessageDigest.isEqual(digest.getBytes(StandardCharsets.US_ASCII), u.tokenSha256().getBytes(StandardCharsets.US_ASCII))) {
-                return u;
+        byte[] wanted = sha256(token).getBytes(StandardCharsets.US_ASCII);
+        for (StoredUser u : users.values()) {
+            if (MessageDigest.isEqual(wanted, u.tokenSha256().getBytes(StandardCharsets.US_ASCII))) {
+                return u.revoked() ? null : new User(u);
             }
         }
         return null;
     }
 
-    /** Re-reads the shared users if the copy is older than {@code maxAge}; true when it did. */
-    private synchronized boolean refreshShared(Duration maxAge) throws IndexException {
-        long t = System.nanoTime();
-        if (sharedReadAt != 0 && t - sharedReadAt < maxAge.toNanos()) return false;
-        users = shared.users().stream().map(u -> new User(u.name(), u.tokenSha256(), u.repos(), u.access())).toList();
-        sharedReadAt = t;
-        return true;
-    }
-
-    /** Leaves {@link #SHARED_MARKER} in the data dir when the users are shared, and removes it when they are not. */
-    public void markWhereUsersLive() throws IOException {
-        Path marker = file.resolveSibling(SHARED_MARKER);
-        if (shared == null) {
-            Files.deleteIfExists(marker);
-        } else if (!Files.exists(marker)) {
-            Files.writeString(marker, "This node keeps the users of its token routes in its shared PostgreSQL index, not in "
-                    + FILE + ".\nAdd users with `openxet user add` given the node's --config or OPENXET_INDEX_URL.\n");
+    private Map<String, StoredUser> readNow() throws IndexException {
+        try {
+            return copy.readNow();
+        } catch (IndexException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
         }
     }
 
     /**
-     * Copies the users of this data dir's users.json into the shared index, keeping any user the index has under the
+     * Whether CAS tokens minted for {@code name} in {@code generation} still stand: the user exists, is not revoked and
+     * was not re-issued since. Asked on every request of such a token, so it reads the store at most every
+     * {@link #REFRESH}; a store that cannot be read keeps the last copy (logged once) rather than refuse every token.
+     */
+    @Override
+    public boolean current(String name, long generation) {
+        long arrived = System.nanoTime();
+        Map<String, StoredUser> users = copy.get(REFRESH);
+        StoredUser u = users == null ? null : users.get(name);
+        if (u == null || u.generation() < generation) {
+            try {
+                users = copy.readSince(arrived); // a user added or re-issued a moment ago, maybe on another node
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            u = users == null ? null : users.get(name);
+        }
+        return u != null && !u.revoked() && u.generation() <= generation;
+    }
+
+    /** Leaves {@link #SHARED_MARKER} in the data dir when the users are shared, and removes it when they are not. */
+    public void markWhereUsersLive() throws IOException {
+        Path marker = dataDir.resolve(SHARED_MARKER);
+        if (!store.shared()) {
+            Files.deleteIfExists(marker);
+        } else if (!Files.exists(marker)) {
+            Files.writeString(marker, "This node keeps the users of its token routes in its shared PostgreSQL index, not in "
+                    + FILE + ".\nManage users with `openxet user` given the node's --config or OPENXET_INDEX_URL.\n");
+        }
+    }
+
+    /**
+     * Copies the users of this data dir's users.json into the shared store, keeping any user the store has under the
      * same name (another node may have changed it since); returns how many were added. Nothing when the users are not
      * shared or there is no file.
      */
-    public int importFile() throws IOException, IndexException {
-        if (shared == null || !Files.exists(file)) return 0;
+    public int importFile() throws IndexException {
+        if (!store.shared()) return 0;
         int added = 0;
-        for (User u : JSON.readValue(file.toFile(), UserFile.class).users()) {
-            if (shared.putUser(new StoredUser(u.name(), u.tokenSha256(), u.repos(), u.access()), false)) added++;
+        for (StoredUser u : new FileAuthStore(dataDir).users()) {
+            if (store.putUser(u, false)) added++;
         }
         return added;
     }
 
-    private synchronized void reloadIfChanged() throws IOException {
-        if (!Files.exists(file)) {
-            users = List.of();
-            loaded = null;
-            return;
-        }
-        FileTime modified = Files.getLastModifiedTime(file);
-        if (!modified.equals(loaded)) {
-            users = List.copyOf(JSON.readValue(file.toFile(), UserFile.class).users());
-            loaded = modified;
-        }
+    /**
+     * Adds a user, or replaces one of the same name (whose CAS tokens are then refused, as after a re-issue), and
+     * returns its new token (shown once; only its hash is stored).
+     */
+    public synchronized String add(String name, List<String> repos, Access access) throws IndexException {
+        String token = newToken();
+        StoredUser old = existing(name);
+        store.putUser(new StoredUser(name, sha256(token), repos, access.claim(), old == null ? 0 : old.generation() + 1,
+                false), true);
+        readNow();
+        return token;
     }
 
-    /** Adds a user and returns its new token (shown once; only its hash is stored). */
-    public synchronized String add(String name, List<String> repos, Access access) throws IOException, IndexException {
+    /**
+     * Revokes a user: its token mints nothing from now on, and the CAS tokens minted for it are refused within
+     * {@link #REFRESH} on every node. False when there is no such user.
+     */
+    public synchronized boolean revoke(String name) throws IndexException {
+        StoredUser u = existing(name);
+        if (u == null) return false;
+        store.putUser(new StoredUser(u.name(), u.tokenSha256(), u.repos(), u.access(), u.generation() + 1, true), true);
+        readNow();
+        return true;
+    }
+
+    /**
+     * Gives a user (revoked or not) a new token and returns it; the old token and the CAS tokens minted with it stay
+     * refused. Null when there is no such user.
+     */
+    public synchronized String reissue(String name) throws IndexException {
+        StoredUser u = existing(name);
+        if (u == null) return null;
         String token = newToken();
-        if (shared != null) {
-            shared.putUser(new StoredUser(name, sha256(token), repos, access.claim()), true);
-            refreshShared(Duration.ZERO);
-            return token;
-        }
-        List<User> all = new ArrayList<>(Files.exists(file) ? JSON.readValue(file.toFile(), UserFile.class).users() : List.of());
-        all.removeIf(u -> u.name().equals(name));
-        all.add(new User(name, sha256(token), List.copyOf(repos), access.claim()));
-        OwnerOnly.replace(file, JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(new UserFile(all)));
+        store.putUser(new StoredUser(u.name(), sha256(token), u.repos(), u.access(), u.generation() + 1, false), true);
+        readNow();
         return token;
+    }
+
+    /** Every user, as stored (token hashes only). */
+    public List<StoredUser> list() throws IndexException {
+        return store.users();
+    }
+
+    private StoredUser existing(String name) throws IndexException {
+        return store.users().stream().filter(u -> u.name().equals(name)).findFirst().orElse(null);
     }
 
     private static String newToken() {

@@ -127,28 +127,13 @@ public interface Index extends AutoCloseable {
     record UnusedXorb(MerkleHash hash, long storedBytes, long registeredAt) {
     }
 
-    /** Why an index private to one data dir answers no user calls (see {@link #keepsUsers}). */
-    String NO_USERS = "this index does not keep users; they are in the data dir's users.json";
-
     /**
-     * Whether this index keeps the users of the token routes for every node that shares it. An index private to one
-     * data dir does not: the data dir's {@code users.json} holds them.
+     * Where the users of the token routes and the signing keys live when several nodes share this index (PostgreSQL),
+     * so that every node reads the same; empty for an index private to one data dir, whose node keeps them in its data
+     * dir ({@link FileAuthStore}).
      */
-    default boolean keepsUsers() {
-        return false;
-    }
-
-    /** Every user, when {@link #keepsUsers()}. */
-    default List<StoredUser> users() throws IndexException {
-        throw new IndexException(NO_USERS, null);
-    }
-
-    /**
-     * Stores a user, when {@link #keepsUsers()}: replacing one of the same name, or, with {@code replace} false, only
-     * if there is none (an import must not undo a later change made on another node). True when stored.
-     */
-    default boolean putUser(StoredUser user, boolean replace) throws IndexException {
-        throw new IndexException(NO_USERS, null);
+    default Optional<AuthStore> sharedAuthStore() {
+        return Optional.empty();
     }
 
     @Override

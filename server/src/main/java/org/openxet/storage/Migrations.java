@@ -19,7 +19,7 @@ final class Migrations {
     /** The migrations that exist, in order; adding one means adding a file and a line here. */
     static final List<String> SQLITE = List.of("0001_init", "0002_quarantine");
     static final List<String> POSTGRES = List.of("0001_init", "0002_node_keys", "0003_files_terms_uncompressed", "0004_users",
-            "0005_quarantine");
+            "0005_quarantine", "0006_auth");
 
     private Migrations() {
     }

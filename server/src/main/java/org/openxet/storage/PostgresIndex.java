@@ -118,6 +118,7 @@ public final class PostgresIndex implements Index {
     private final HikariDataSource pool;
     private final DbClient db;
     private final PostgresOnlineCollection online;
+    private final PostgresAuthStore auth;
 
     public PostgresIndex(String jdbcUrl, int poolSize) throws IndexException {
         this(jdbcUrl, poolSize, DEFAULT_CONNECTION_TIMEOUT);
@@ -159,6 +160,7 @@ public final class PostgresIndex implements Index {
             throw new IndexException("interrupted while waiting for openxet gc to finish on " + where, e);
         }
         db = JdbcClientBuilder.create().connectionPool(new Pool(pool)).build();
+        auth = new PostgresAuthStore(db, where);
         online = new PostgresOnlineCollection(jdbcUrl, applicationName, poolSize, connectionTimeout, pool, where);
     }
 
@@ -520,31 +522,8 @@ public final class PostgresIndex implements Index {
     }
 
     @Override
-    public boolean keepsUsers() {
-        return true;
-    }
-
-    @Override
-    public List<StoredUser> users() throws IndexException {
-        return read(() -> {
-            try (Stream<DbRow> rows = db.execute().query("SELECT name, token_sha256, repos, access FROM users ORDER BY name")) {
-                return rows.map(r -> new StoredUser(r.column("name").getString(), r.column("token_sha256").getString(),
-                        List.of(r.column("repos").getString().split("\n")), r.column("access").getString())).toList();
-            }
-        });
-    }
-
-    @Override
-    public boolean putUser(StoredUser user, boolean replace) throws IndexException {
-        if (user.repos().stream().anyMatch(r -> r.contains("\n"))) {
-            throw new IllegalArgumentException("a repository pattern cannot hold a line break");
-        }
-        String sql = "INSERT INTO users (name, token_sha256, repos, access, updated_at) VALUES (?, ?, ?, ?, ?) "
-                + (replace ? "ON CONFLICT (name) DO UPDATE SET token_sha256 = excluded.token_sha256, "
-                + "repos = excluded.repos, access = excluded.access, updated_at = excluded.updated_at"
-                : "ON CONFLICT DO NOTHING");
-        return write(tx -> tx.dml(sql, user.name(), user.tokenSha256(), String.join("\n", user.repos()), user.access(),
-                now()) == 1);
+    public Optional<AuthStore> sharedAuthStore() {
+        return Optional.of(auth);
     }
 
     @Override

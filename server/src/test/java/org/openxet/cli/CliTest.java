@@ -29,6 +29,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CliTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    private static JsonNode json(String line) {
+        try {
+            return JSON.readTree(line);
+        } catch (Exception e) {
+            throw new AssertionError(line, e);
+        }
+    }
+
     record Run(int exit, String out, String err) {
         JsonNode json() throws Exception {
             return JSON.readTree(out);
@@ -136,6 +144,63 @@ class CliTest {
     }
 
     @Test
+    void keysRotateByIdAndTokensCarryTheSigningKeysId(@TempDir Path dir) throws Exception {
+        Run before = run("token", "--data", dir.toString(), "--repo", "models/a/b", "--read");
+        assertEquals(0, before.exit(), before.err());
+        Run list = run("keys", "list", "--data", dir.toString());
+        assertEquals(0, list.exit(), list.err());
+        java.util.List<JsonNode> keys = list.out().lines().map(CliTest::json).toList();
+        assertEquals(java.util.List.of("token", "url"), keys.stream().map(k -> k.get("use").asText()).toList());
+        assertEquals("imported from secrets.properties", keys.get(0).get("created").asText());
+        assertTrue(keys.get(0).get("signs").asBoolean());
+        assertFalse(list.out().contains("\"k\""), "no key material is printed");
+        String imported = keys.get(0).get("kid").asText();
+
+        Run add = run("keys", "add", "--data", dir.toString(), "--algorithm", "EdDSA");
+        assertEquals(0, add.exit(), add.err());
+        JsonNode added = add.json();
+        assertEquals("EdDSA", added.get("algorithm").asText());
+        Run after = run("token", "--data", dir.toString(), "--repo", "models/a/b", "--write");
+        assertEquals(added.get("kid").asText(), com.nimbusds.jwt.SignedJWT.parse(after.out()).getHeader().getKeyID());
+        assertEquals(0, run("keys", "retire", "--data", dir.toString(), imported).exit());
+        Run only = run("keys", "retire", "--data", dir.toString(), added.get("kid").asText());
+        assertEquals(2, only.exit());
+        assertEquals("openxet keys retire: " + added.get("kid").asText() + " is the only token key in use: add another first",
+                only.err());
+        Run unknown = run("keys", "retire", "--data", dir.toString(), "token-nope");
+        assertEquals("openxet keys retire: no key token-nope (openxet keys list shows them)", unknown.err());
+        assertEquals(2, run("keys", "add", "--data", dir.toString(), "--use", "url", "--algorithm", "HS256").exit());
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("keys.json"))));
+        // A served data dir uses that key set: the old token is refused, the new one works.
+        try (var services = org.openxet.service.Services.open(org.openxet.service.ServerConfig.defaults(dir))) {
+            assertEquals("token key '" + imported + "' is retired", org.junit.jupiter.api.Assertions.assertThrows(
+                    org.openxet.service.AuthException.class, () -> services.tokens().verify(before.out())).getMessage());
+            assertEquals(Access.WRITE, services.tokens().verify(after.out()).access());
+        }
+    }
+
+    @Test
+    void userRevokeAndReissueChangeWhichTokenAuthenticates(@TempDir Path dir) throws Exception {
+        Run add = run("user", "add", "--data", dir.toString(), "--name", "erin", "--repos", "models/erin/*");
+        assertEquals(0, add.exit(), add.err());
+        Run revoke = run("user", "revoke", "--data", dir.toString(), "erin");
+        assertEquals(0, revoke.exit(), revoke.err());
+        assertEquals("openxet user revoke: erin revoked; `openxet user reissue erin` gives it a new token", revoke.err());
+        var users = new org.openxet.service.Users(dir);
+        assertEquals(null, users.authenticate(add.out()));
+        Run reissue = run("user", "reissue", "--data", dir.toString(), "erin");
+        assertEquals(0, reissue.exit(), reissue.err());
+        assertEquals("erin", users.authenticate(reissue.out()).name());
+        assertEquals(null, users.authenticate(add.out()));
+        Run list = run("user", "list", "--data", dir.toString());
+        assertEquals("{\"name\":\"erin\",\"repos\":[\"models/erin/*\"],\"access\":\"read\",\"revoked\":false,\"generation\":2}",
+                list.out());
+        Run nobody = run("user", "revoke", "--data", dir.toString(), "nobody");
+        assertEquals(2, nobody.exit());
+        assertEquals("openxet user revoke: no user nobody", nobody.err());
+    }
+
+    @Test
     void userAddPrintsATokenOnce(@TempDir Path dir) throws Exception {
         Run r = run("user", "add", "--data", dir.toString(), "--name", "alice", "--repos", "models/alice/*", "--write");
         assertEquals(0, r.exit(), r.err());
@@ -223,10 +288,10 @@ class CliTest {
                 "--repos", "models/dora/*", "--write");
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().startsWith("hf_openxet_"), r.out());
-        assertEquals("openxet user add: stored in the shared index; every node sharing it knows the user", r.err());
+        assertEquals("openxet user add: stored in the shared index; every node sharing it knows within 1 s", r.err());
         assertFalse(Files.exists(dir.resolve(org.openxet.service.Users.FILE)), "not in this data dir's users.json");
         try (org.openxet.storage.PostgresIndex index = new org.openxet.storage.PostgresIndex(url, 1)) {
-            var user = new org.openxet.service.Users(dir, index).authenticate(r.out());
+            var user = new org.openxet.service.Users(dir, index.sharedAuthStore().orElseThrow()).authenticate(r.out());
             assertEquals("dora", user.name());
             assertTrue(user.allows("models/dora/x", Access.WRITE));
         }
@@ -237,8 +302,8 @@ class CliTest {
                 .withStorage(new org.openxet.service.ServerConfig.Storage(url, "", "", "us-east-1"))).close();
         Run forgot = run("user", "add", "--data", node.toString(), "--name", "eve", "--repos", "models/eve/*");
         assertEquals(2, forgot.exit());
-        assertEquals("openxet user add: the server of " + node + " keeps its users in its shared index, not in users.json:"
-                + " pass its --config, or set OPENXET_INDEX_URL as it has it", forgot.err());
+        assertEquals("openxet user add: the server of " + node + " keeps its users and keys in its shared index, not in "
+                + "users.json or keys.json: pass its --config, or set OPENXET_INDEX_URL as it has it", forgot.err());
         assertFalse(Files.exists(node.resolve(org.openxet.service.Users.FILE)));
         Files.writeString(yaml, "openxet:\n  index:\n    url: jdbc:postgresql://127.0.0.1:1/nowhere\n");
         Run down = run("user", "add", "--data", dir.toString(), "--config", yaml.toString(), "--name", "dora",
@@ -329,10 +394,10 @@ class CliTest {
         Run badTtl = run("token", "--data", dir.toString(), "--repo", "models/a/b", "--read", "--ttl", "1w");
         assertEquals(2, badTtl.exit());
         assertEquals("openxet token: --ttl '1w' is not a duration (e.g. 90s, 30m, 1h, 7d)", badTtl.err());
-        Run tooLong = run("token", "--data", dir.toString(), "--repo", "models/a/b", "--read", "--ttl", "31d");
+        Run tooLong = run("token", "--data", dir.toString(), "--repo", "models/a/b", "--read", "--ttl", "25h");
         assertEquals(2, tooLong.exit());
-        assertEquals("openxet token: --ttl must be at most 30d", tooLong.err());
-        assertEquals(0, run("token", "--data", dir.toString(), "--repo", "models/a/b", "--read", "--ttl", "30d").exit());
+        assertEquals("openxet token: --ttl must be at most 24h (openxet.auth.max-lifetime)", tooLong.err());
+        assertEquals(0, run("token", "--data", dir.toString(), "--repo", "models/a/b", "--read", "--ttl", "24h").exit());
         assertEquals(2, run("user", "add", "--data", dir.resolve("elsewhere").toString(), "--name", "a", "--repos", "*").exit());
     }
 

@@ -13,6 +13,74 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ServerConfigTest {
+    /** {@code yaml} as a configuration file. */
+    static ServerConfig loadYaml(String yaml) throws Exception {
+        Path file = Files.createTempFile("openxet", ".yaml");
+        try {
+            Files.writeString(file, yaml);
+            return ServerConfig.load(file);
+        } finally {
+            Files.delete(file);
+        }
+    }
+
+    @Test
+    void theAuthSectionListsTrustedIssuersWithTheirDefaults() throws Exception {
+        ServerConfig c = loadYaml("""
+                openxet:
+                  auth:
+                    max-lifetime: 2h
+                    clock-skew: 0s
+                    issuers:
+                      - issuer: https://login.example.org
+                        audience: openxet
+                        jwks: https://login.example.org/.well-known/jwks.json
+                      - issuer: hub
+                        audience: cas
+                        jwks: file:/etc/openxet/hub-jwks.json
+                        algorithms: [EdDSA]
+                        scope-claim: repository
+                        access-claim: scope
+                        jwks-refresh: 1m
+                        jwks-min-interval: 2s
+                """);
+        assertEquals(Duration.ofHours(2), c.auth().maxLifetime());
+        assertEquals(Duration.ZERO, c.auth().clockSkew());
+        assertEquals(new AuthConfig.Issuer("https://login.example.org", "openxet",
+                "https://login.example.org/.well-known/jwks.json"), c.auth().issuers().get(0));
+        assertEquals(new AuthConfig.Issuer("hub", "cas", "file:/etc/openxet/hub-jwks.json", java.util.List.of("EdDSA"),
+                "repository", "scope", Duration.ofMinutes(1), Duration.ofSeconds(2)), c.auth().issuers().get(1));
+        assertEquals(AuthConfig.DEFAULTS, ServerConfig.load(null).auth());
+        assertEquals(Duration.ofHours(24), AuthConfig.DEFAULTS.maxLifetime());
+    }
+
+    @Test
+    void anIssuerWithoutItsClaimsOrWithKeysInClearTextOverTheNetworkIsRefused() {
+        String entry = """
+                openxet:
+                  auth:
+                    issuers:
+                      - issuer: https://idp
+                        audience: a
+                        jwks: %s
+                """;
+        ServerConfig.BadValue plain = assertThrows(ServerConfig.BadValue.class,
+                () -> loadYaml(entry.formatted("http://idp.example.org/jwks.json")));
+        assertEquals("openxet.auth.issuers.0.jwks (OPENXET_AUTH_ISSUERS_0_JWKS) = 'http://idp.example.org/jwks.json': must be "
+                + "file:/path, https://host/..., or http:// to a loopback host", plain.getMessage());
+        assertTrue(assertThrows(ServerConfig.BadValue.class, () -> loadYaml("""
+                openxet:
+                  auth:
+                    issuers:
+                      - issuer: https://idp
+                        jwks: https://idp/jwks.json
+                """)).getMessage().contains("auth.issuers.0.audience"));
+        assertTrue(assertThrows(ServerConfig.BadValue.class, () -> loadYaml(entry.formatted("https://idp/j") + """
+                      - issuer: https://idp
+                        audience: b
+                        jwks: https://idp/k
+                """)).getMessage().endsWith("listed twice"));
+    }
     @Test
     void yamlFileOverridesTheDefaults(@TempDir Path dir) throws Exception {
         Path yaml = dir.resolve("openxet.yaml");

@@ -20,7 +20,7 @@ class TokensTest {
 
     @Test
     void aTokenIsStillAcceptedWithinTheClockSkewPastItsExpiry() throws Exception {
-        Tokens.Minted t = at(MINTED).issue("models/a/b", Access.READ, Duration.ofHours(1));
+        Tokens.Minted t = at(MINTED).issue("models/a/b", Access.READ, Duration.ofHours(1), null);
         assertEquals(MINTED.getEpochSecond() + 3600, t.expiresAt());
         Instant exp = Instant.ofEpochSecond(t.expiresAt());
         // A node whose clock runs up to a minute ahead of the minting node's still takes it.
@@ -30,12 +30,13 @@ class TokensTest {
     }
 
     @Test
-    void noTokenOutlivesAMonth() {
+    void noTokenIsMintedForLongerThanTheMaximumLifetime() {
         Tokens tokens = at(MINTED);
-        assertEquals(MINTED.getEpochSecond() + 30 * 86_400,
-                tokens.issue("models/a/b", Access.WRITE, Tokens.MAX_TTL).expiresAt());
+        assertEquals(Duration.ofHours(24), tokens.maxLifetime());
+        assertEquals(MINTED.getEpochSecond() + 86_400,
+                tokens.issue("models/a/b", Access.WRITE, Duration.ofHours(24), null).expiresAt());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> tokens.issue("models/a/b", Access.WRITE, Tokens.MAX_TTL.plusSeconds(1)));
-        assertEquals("a token lives at most 30 days", e.getMessage());
+                () -> tokens.issue("models/a/b", Access.WRITE, Duration.ofHours(24).plusSeconds(1), null));
+        assertEquals("a token lives at most 24h (openxet.auth.max-lifetime)", e.getMessage());
     }
 }
