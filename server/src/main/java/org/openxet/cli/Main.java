@@ -20,8 +20,8 @@ public final class Main implements Runnable {
      * Carrier threads for virtual threads: at least this many, not one per core. sqlite-jdbc calls SQLite through JNI,
      * and a virtual thread in native code holds its carrier for the whole call (a commit's fsync, a page fault on an
      * index larger than the page cache); with one carrier per core, two slow calls on a 2-core node stopped every
-     * request. On the release rig (10^7 files, 5 % writes) 3,000 req/s kept p99 under 50 ms in 1 round of 4 with 2
-     * carriers and in 3 of 4 with 8 (docs/BENCHMARKS.md). The JDK's own property wins when it is set.
+     * request; 8 carriers held the release rig's p99 at higher rates (docs/BENCHMARKS.md, "Release rig"). The JDK's
+     * own property wins when it is set.
      */
     static final int MIN_CARRIERS = 8;
     static final String CARRIERS_PROPERTY = "jdk.virtualThreadScheduler.parallelism";

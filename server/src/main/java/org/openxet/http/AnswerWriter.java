@@ -35,15 +35,14 @@ public final class AnswerWriter {
     static final int AHEAD_PER_RENDERER = 2;
     /**
      * The longest single write to the response stream: 1 MiB. Fewer, larger writes cost less below us (the JDK's socket
-     * and the kernel): a bare 22.9 MB transfer, sizes interleaved in one process, took p50 11.7–12.2 ms and 17–19 ms of
-     * CPU in 128 KiB writes against 8.4–9.3 ms and 12–14 ms in 1 MiB writes; 512 KiB and 2 MiB were close to 1 MiB,
-     * 4 MiB worse again (docs/BENCHMARKS-HISTORY.md). A segment (up to about 2 MB) goes out in one or two writes.
+     * and the kernel), up to about this size (docs/BENCHMARKS-HISTORY.md, "1 MiB socket writes"). A segment (up to
+     * about 2 MB) goes out in one or two writes.
      */
     static final int WRITE_SLICE = 1024 * 1024;
     /**
      * The first write of a response is at most this: Helidon copies it into the buffer that carries the headers, so a
-     * 1 MiB first write cost a 1 MiB copy and allocation before the first byte. Bare transfers, interleaved: first byte
-     * 0.3 ms earlier, p99 lower in five runs of six (docs/BENCHMARKS-HISTORY.md).
+     * 1 MiB first write cost a 1 MiB copy and allocation before the first byte (docs/BENCHMARKS-HISTORY.md, "first
+     * write of a response").
      */
     static final int FIRST_WRITE = 64 * 1024;
 
@@ -121,13 +120,13 @@ public final class AnswerWriter {
                 if (first) ReconstructionJson.writeV1Middle(out);
                 ReconstructionJson.writeFetchInfo(out, p.xorbOrder(), p.fetch(), hex, signer, a, b);
             }
-            if (last) ReconstructionJson.writeV2Tail(out);
+            if (last) ReconstructionJson.writeAnswerEnd(out);
         }
     }
 
     /**
-     * Every answer goes out behind a Content-Length (Helidon's chunked encoding costs 30–40% more CPU on a large
-     * body). Large answers stream: their length is computed without rendering ({@code measureV2}, {@code measureV1})
+     * Every answer goes out behind a Content-Length (Helidon's chunked encoding costs markedly more CPU on a large
+     * body: docs/BENCHMARKS-HISTORY.md, "measured Content-Length"). Large answers stream: their length is computed without rendering ({@code measureV2}, {@code measureV1})
      * by the request's thread while helpers render the first segments, then segments go to the socket as soon as they
      * are rendered, so sending overlaps rendering. Small answers are rendered whole, then sent.
      */

@@ -10,6 +10,7 @@ import org.openxet.protocol.shard.DedupShardBuilder;
 import org.openxet.protocol.shard.XorbBlock;
 import org.openxet.protocol.shard.XorbChunkEntry;
 import org.openxet.protocol.xorb.ChunkTable;
+import org.openxet.service.Access;
 import org.openxet.service.Grant;
 import org.openxet.service.Services;
 import org.openxet.service.Slots;
@@ -46,7 +47,7 @@ final class DedupRoutes {
     }
 
     void register(RouteTable routes) {
-        routes.add(Method.GET, "/v1/chunks/{prefix}/{hash}", RouteTable.Guard.READ, this::query);
+        routes.cas(Method.GET, "/v1/chunks/{prefix}/{hash}", Access.READ, this::query);
     }
 
     private void query(ServerRequest req, ServerResponse res, Grant grant) throws Exception {

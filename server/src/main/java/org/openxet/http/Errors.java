@@ -19,7 +19,6 @@ import org.openxet.storage.BucketException;
 import org.openxet.storage.MissingXorbsException;
 
 import java.net.SocketException;
-import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
@@ -156,7 +155,7 @@ public final class Errors {
             // first and keys some errors on its exact words (TokenRoutes.INVALID_CREDENTIALS).
             res.header(ERROR_MESSAGE, headerValue(m.message()));
         }
-        sendJson(res, m.status(), json(m.code(), m.message()));
+        JsonAnswer.send(res, m.status(), json(m.code(), m.message()));
         if (bodyLeft) {
             // Helidon would otherwise read the unread body as the next request on this connection (a request hidden
             // in a refused body ran), or, without Connection: close, drain all of it (a declared 10^12 bytes).
@@ -254,34 +253,6 @@ public final class Errors {
     }
 
     static String json(String code, String message) {
-        return "{\"error\":" + quote(code) + ",\"message\":" + quote(message == null ? "" : message) + "}";
-    }
-
-    static void sendJson(ServerResponse res, int status, String body) {
-        res.status(Status.create(status));
-        res.header(HeaderNames.CONTENT_TYPE, "application/json");
-        res.send(body.getBytes(StandardCharsets.UTF_8));
-    }
-
-    static String quote(String s) {
-        StringBuilder b = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        b.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
-            }
-        }
-        return b.append('"').toString();
+        return "{\"error\":" + JsonAnswer.quote(code) + ",\"message\":" + JsonAnswer.quote(message == null ? "" : message) + "}";
     }
 }

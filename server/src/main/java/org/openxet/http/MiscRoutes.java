@@ -4,6 +4,7 @@ import io.helidon.http.HeaderNames;
 import io.helidon.http.Method;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
+import org.openxet.service.Access;
 import org.openxet.service.Grant;
 import org.openxet.service.Readiness;
 import org.openxet.service.Services;
@@ -30,49 +31,49 @@ final class MiscRoutes {
     }
 
     void register(RouteTable routes) {
-        routes.add(Method.GET, "/health", RouteTable.Guard.PUBLIC, this::health);
-        routes.add(Method.GET, "/ready", RouteTable.Guard.PUBLIC, this::ready);
-        routes.add(Method.POST, "/v1/telemetry", RouteTable.Guard.READ, this::telemetry);
+        routes.open(Method.GET, "/health", this::health);
+        routes.open(Method.GET, "/ready", this::ready);
+        routes.cas(Method.POST, "/v1/telemetry", Access.READ, this::telemetry);
         // The public halves of openxet's asymmetric token keys, so other services can verify its CAS tokens.
-        routes.add(Method.GET, "/.well-known/jwks.json", RouteTable.Guard.PUBLIC, this::jwks);
+        routes.open(Method.GET, "/.well-known/jwks.json", this::jwks);
         if (metrics.enabled()) {
             // No token, like /health: a scraper holds none, and the meters name no file, xorb or scope.
-            routes.add(Method.GET, "/metrics", RouteTable.Guard.PUBLIC, this::metrics);
+            routes.open(Method.GET, "/metrics", this::metrics);
         }
     }
 
-    private void metrics(ServerRequest req, ServerResponse res, Grant grant) {
+    private void metrics(ServerRequest req, ServerResponse res) {
         byte[] text = metrics.prometheusText().orElse("").getBytes(StandardCharsets.UTF_8);
         res.status(200);
         res.header(HeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
         res.send(text);
     }
 
-    private void jwks(ServerRequest req, ServerResponse res, Grant grant) {
+    private void jwks(ServerRequest req, ServerResponse res) {
         // A verifier re-fetches on a key id it does not know, so a minute of caching delays no rotation.
         res.header(HeaderNames.CACHE_CONTROL, "public, max-age=60");
-        Errors.sendJson(res, 200, services.keys().publicJwks());
+        JsonAnswer.send(res, 200, services.keys().publicJwks());
     }
 
-    private void health(ServerRequest req, ServerResponse res, Grant grant) throws Exception {
+    private void health(ServerRequest req, ServerResponse res) throws Exception {
         // Answering needs the index: a query proves it is open and readable.
         services.index().hasXorb(org.openxet.protocol.MerkleHash.ZERO);
-        Errors.sendJson(res, 200, "{\"status\":\"ok\"}");
+        JsonAnswer.send(res, 200, "{\"status\":\"ok\"}");
     }
 
-    private void ready(ServerRequest req, ServerResponse res, Grant grant) throws Exception {
+    private void ready(ServerRequest req, ServerResponse res) throws Exception {
         Readiness.State state = services.readiness().check();
         if (state.ready()) {
-            Errors.sendJson(res, 200, "{\"status\":\"ready\"}");
+            JsonAnswer.send(res, 200, "{\"status\":\"ready\"}");
             return;
         }
         // Answered here, not thrown: a balancer polls this every few seconds, and Readiness logs each change once.
         res.header(HeaderNames.RETRY_AFTER, "1");
-        Errors.sendJson(res, 503, Errors.json("not_ready", state.reason()));
+        JsonAnswer.send(res, 503, Errors.json("not_ready", state.reason()));
     }
 
     private void telemetry(ServerRequest req, ServerResponse res, Grant grant) throws Exception {
         bodies.discard(req, TELEMETRY_CAP);
-        Errors.sendJson(res, 200, "{}");
+        JsonAnswer.send(res, 200, "{}");
     }
 }

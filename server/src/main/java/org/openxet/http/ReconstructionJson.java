@@ -187,7 +187,8 @@ public final class ReconstructionJson {
         out.raw(XORBS);
     }
 
-    static void writeV2Tail(JsonBytes out) {
+    /** After the last xorb of either format: closes the fetch section and the answer. */
+    static void writeAnswerEnd(JsonBytes out) {
         out.raw(CLOSE2);
     }
 

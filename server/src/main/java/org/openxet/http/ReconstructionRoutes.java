@@ -7,6 +7,8 @@ import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import org.openxet.protocol.InvalidHashException;
 import org.openxet.protocol.MerkleHash;
+import org.openxet.service.Access;
+import org.openxet.service.BatchPlan;
 import org.openxet.service.FileChunkHashes;
 import org.openxet.service.Grant;
 import org.openxet.service.ReconstructionPlanner;
@@ -20,9 +22,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code GET /v2/reconstructions/{file_id}}, {@code GET /v1/reconstructions/{file_id}}, the v1 batch query and
@@ -56,11 +56,11 @@ final class ReconstructionRoutes {
     }
 
     void register(RouteTable routes) {
-        routes.add(Method.GET, "/v2/reconstructions/{file_id}", RouteTable.Guard.READ, (req, res, g) -> answer(req, res, g, 2));
-        routes.add(Method.GET, "/v1/reconstructions/{file_id}", RouteTable.Guard.READ, (req, res, g) -> answer(req, res, g, 1));
-        routes.add(Method.GET, "/v1/reconstructions", RouteTable.Guard.READ, this::batch);
-        routes.add(Method.HEAD, "/v1/files/{file_id}", RouteTable.Guard.READ, this::head);
-        routes.add(Method.GET, "/v2/file-chunk-hashes/{file_id}", RouteTable.Guard.READ, this::chunkHashes);
+        routes.cas(Method.GET, "/v2/reconstructions/{file_id}", Access.READ, (req, res, g) -> answer(req, res, g, 2));
+        routes.cas(Method.GET, "/v1/reconstructions/{file_id}", Access.READ, (req, res, g) -> answer(req, res, g, 1));
+        routes.cas(Method.GET, "/v1/reconstructions", Access.READ, this::batch);
+        routes.cas(Method.HEAD, "/v1/files/{file_id}", Access.READ, this::head);
+        routes.cas(Method.GET, "/v2/file-chunk-hashes/{file_id}", Access.READ, this::chunkHashes);
     }
 
     private String base(ServerRequest req) throws HttpError {
@@ -107,13 +107,6 @@ final class ReconstructionRoutes {
     }
 
     /** §5.6: invalid ids are dropped (400 if none is valid), unknown or invisible files are left out, no Range. */
-    /**
-     * Terms one batch answer may hold in all: its ids fit the 16 KiB request line (about 220), and each file may be
-     * huge, so the answer is bounded by what it plans, not by what it names. No stock client's upload or download
-     * uses the batch route (§5.1); one file of any size still has its own route.
-     */
-    static final int MAX_BATCH_TERMS = 1 << 15;
-
     private void batch(ServerRequest req, ServerResponse res, Grant grant) throws Exception {
         List<String> ids = req.query().all("file_id", List::of);
         List<MerkleHash> valid = new ArrayList<>();
@@ -127,41 +120,11 @@ final class ReconstructionRoutes {
         if (valid.isEmpty()) {
             throw HttpError.badRequest("no valid file_id in the query");
         }
-        Map<MerkleHash, Plan> plans = new LinkedHashMap<>();
-        long terms = 0;
-        for (MerkleHash id : valid) {
-            var file = planner.file(id, grant.scope());
-            if (file.isPresent() && !plans.containsKey(id)) {
-                terms += file.get().termCount();
-                if (terms > MAX_BATCH_TERMS) {
-                    throw HttpError.badRequest("the batch's files hold more than " + MAX_BATCH_TERMS
-                            + " terms; ask for large files one at a time (GET /v1/reconstructions/{file_id})");
-                }
-                plans.put(id, planner.plan(file.get(), null));
-            }
-        }
-        // One fetch_info over all files: per xorb, every file's descriptors merged again.
-        Map<MerkleHash, List<int[]>> perXorb = new LinkedHashMap<>();
-        for (Plan p : plans.values()) {
-            for (int x : p.xorbOrder()) {
-                perXorb.computeIfAbsent(p.file().xorbs()[x], k -> new ArrayList<>()).add(p.fetch()[x]);
-            }
-        }
-        byte[][] hex = new byte[perXorb.size()][];
-        int[][] fetch = new int[perXorb.size()][];
-        int[] order = new int[perXorb.size()];
-        int i = 0;
-        for (var e : perXorb.entrySet()) {
-            hex[i] = e.getKey().hexBytes();
-            int[] all = new int[e.getValue().stream().mapToInt(l -> l.length).sum()];
-            int at = 0;
-            for (int[] l : e.getValue()) {
-                System.arraycopy(l, 0, all, at, l.length);
-                at += l.length;
-            }
-            fetch[i] = ReconstructionPlanner.mergeDescriptors(all);
-            order[i] = i;
-            i++;
+        BatchPlan batch;
+        try {
+            batch = BatchPlan.of(planner, valid, grant.scope());
+        } catch (BatchPlan.TooLarge e) {
+            throw HttpError.badRequest(e.getMessage());
         }
         UrlSigner signer = new UrlSigner(urls, base(req), grant.scope(), urls.expiry());
         res.status(200);
@@ -170,7 +133,7 @@ final class ReconstructionRoutes {
             JsonBytes json = new JsonBytes(out, JsonBytes.FLUSH_AT + 16 * 1024);
             json.raw(JsonBytes.ascii("{\"files\":{"));
             boolean first = true;
-            for (var e : plans.entrySet()) {
+            for (var e : batch.files().entrySet()) {
                 if (!first) json.ch(',');
                 first = false;
                 json.hash(e.getKey()).raw(JsonBytes.ascii(":["));
@@ -178,7 +141,7 @@ final class ReconstructionRoutes {
                 json.ch(']');
             }
             json.raw(JsonBytes.ascii("},\"fetch_info\":{"));
-            ReconstructionJson.writeFetchInfo(json, order, fetch, hex, signer);
+            ReconstructionJson.writeFetchInfo(json, batch.order(), batch.fetch(), batch.xorbHex(), signer);
             json.raw(JsonBytes.ascii("}}"));
             json.flush();
         }

@@ -21,8 +21,8 @@ import java.util.logging.Logger;
  * <p>Why: Helidon 4.5's blocking sockets ({@code PlainSocket}, which this server uses) write every buffer as a heap
  * array to the accepted channel's socket adaptor, and the JDK copies the whole rest of such a write into a temporary
  * direct buffer before every {@code write} call, again on each retry when the socket takes it in parts. Written from
- * direct memory, the merged latency answer's 13.6 MB cross loopback with a p50 of 4.3–5.7 ms against 7.4–8.0 through
- * Helidon's stream, p99 9.0–11.8 against 21.6–25.8 (docs/BENCHMARKS-HISTORY.md, "Answers written to the socket channel"). No
+ * direct memory, a large answer crosses loopback in about half the time, with less than half the p99
+ * (docs/BENCHMARKS-HISTORY.md, "Answers written to the socket channel"). No
  * Helidon API exposes the channel, so it is read from two private fields: {@code Http1ServerRequest.ctx} (the
  * connection) and {@code PlainSocket.delegate} (its socket, whose {@link Socket#getChannel()} is public). Where either
  * is missing (another Helidon version, TLS, HTTP/2, the NIO socket) bodies go through {@link

@@ -8,17 +8,18 @@ import io.helidon.webserver.http.ServerResponse;
 import org.openxet.service.Access;
 import org.openxet.service.AuthException;
 import org.openxet.service.Grant;
-import org.openxet.service.IssuerUnavailable;
 import org.openxet.service.Tokens;
+import org.openxet.service.Users;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
 /**
- * Every route is registered here with the access it needs, so a route cannot exist without a declared scope (a test
- * walks {@link #routes()} and checks each one over HTTP). Handlers get the verified {@link Grant}; exceptions become
- * JSON errors in {@link Errors}.
+ * Every route is registered here with who may call it, so a route cannot exist without a declared guard (a test walks
+ * {@link #routes()} and checks each one over HTTP). The table checks the credential before the handler runs and hands
+ * it the caller, typed by the guard: nothing for a public route, the verified {@link Grant} of a CAS token, the
+ * authenticated {@link Users.User} of a Hub-style route. Exceptions become JSON errors in {@link Errors}.
  */
 public final class RouteTable {
     /** Who may call a route. */
@@ -29,26 +30,45 @@ public final class RouteTable {
         READ,
         /** A CAS write token. */
         WRITE,
-        /** A user token from the operator's user file (the Hub-style token routes). */
+        /** A user token from the operator's users (the Hub-style token routes). */
         USER
     }
 
     public record Route(Method method, String path, Guard guard) {
     }
 
-    /** A route handler that receives the caller's grant (null for PUBLIC and USER routes). */
-    public interface GrantedHandler {
+    /** A route anyone may call. */
+    public interface PublicHandler {
+        void handle(ServerRequest req, ServerResponse res) throws Exception;
+    }
+
+    /** A route for holders of a CAS token: it gets the token's verified grant. */
+    public interface CasHandler {
         void handle(ServerRequest req, ServerResponse res, Grant grant) throws Exception;
     }
 
+    /** A Hub-style route for the operator's users: it gets the user the bearer token belongs to. */
+    public interface UserHandler {
+        void handle(ServerRequest req, ServerResponse res, Users.User user) throws Exception;
+    }
+
+    /**
+     * The Hub's words for an unknown or revoked token. huggingface_hub's {@code hf_raise_for_status} reports any other
+     * 401 on a repository route as "Repository Not Found"; with these words as {@code X-Error-Message} it says the
+     * credentials are wrong instead.
+     */
+    static final String INVALID_CREDENTIALS = "Invalid credentials in Authorization header";
+
     private final HttpRouting.Builder routing;
     private final Tokens tokens;
+    private final Users users;
     private final ServerMetrics metrics;
     private final List<Route> routes = new ArrayList<>();
 
-    public RouteTable(HttpRouting.Builder routing, Tokens tokens, ServerMetrics metrics) {
+    public RouteTable(HttpRouting.Builder routing, Tokens tokens, Users users, ServerMetrics metrics) {
         this.routing = routing;
         this.tokens = tokens;
+        this.users = users;
         this.metrics = metrics;
     }
 
@@ -56,18 +76,39 @@ public final class RouteTable {
         return List.copyOf(routes);
     }
 
-    public void add(Method method, String path, Guard guard, GrantedHandler handler) {
+    /** A route anyone may call. */
+    public void open(Method method, String path, PublicHandler handler) {
+        add(method, path, Guard.PUBLIC, (req, res) -> handler.handle(req, res));
+    }
+
+    /** A route for CAS tokens that grant at least {@code needed}. */
+    public void cas(Method method, String path, Access needed, CasHandler handler) {
+        add(method, path, needed == Access.WRITE ? Guard.WRITE : Guard.READ,
+                (req, res) -> {
+                    Grant grant = tokens.verify(bearer(req, "missing bearer token"));
+                    Tokens.require(grant, needed);
+                    handler.handle(req, res, grant);
+                });
+    }
+
+    /** A Hub-style route for the operator's users. */
+    public void user(Method method, String path, UserHandler handler) {
+        add(method, path, Guard.USER, (req, res) -> {
+            Users.User user = users.authenticate(bearer(req, "missing bearer user token"));
+            if (user == null) {
+                throw new AuthException(INVALID_CREDENTIALS, false);
+            }
+            handler.handle(req, res, user);
+        });
+    }
+
+    private void add(Method method, String path, Guard guard, PublicHandler guarded) {
         routes.add(new Route(method, path, guard));
         String methodName = method.text();
         routing.route(method, path, (req, res) -> {
             long start = System.nanoTime();
             try {
-                Grant grant = switch (guard) {
-                    case PUBLIC, USER -> null;
-                    case READ -> authorize(req, Access.READ);
-                    case WRITE -> authorize(req, Access.WRITE);
-                };
-                handler.handle(req, res, grant);
+                guarded.handle(req, res);
             } catch (Throwable t) {
                 Errors.send(req, res, t);
             } finally {
@@ -77,14 +118,13 @@ public final class RouteTable {
         });
     }
 
-    private Grant authorize(ServerRequest req, Access needed) throws AuthException, IssuerUnavailable {
+    /** The bearer credential of the request's Authorization header. */
+    private static String bearer(ServerRequest req, String missing) throws AuthException {
         String header = req.headers().first(HeaderNames.AUTHORIZATION).orElse(null);
         if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            throw new AuthException("missing bearer token", false);
+            throw new AuthException(missing, false);
         }
-        Grant grant = tokens.verify(header.substring(7).trim());
-        Tokens.require(grant, needed);
-        return grant;
+        return header.substring(7).trim();
     }
 
     /** Anything no route matched (any method, any path): a JSON 404, never 405 — clients fall back to v1 only on 404. */

@@ -9,6 +9,7 @@ import io.helidon.webserver.http.ServerResponse;
 import org.openxet.protocol.FormatException;
 import org.openxet.protocol.shard.Shard;
 import org.openxet.protocol.shard.ShardParser;
+import org.openxet.service.Access;
 import org.openxet.service.Grant;
 import org.openxet.service.Services;
 import org.openxet.service.ShardRegistration;
@@ -55,8 +56,8 @@ final class ShardRoutes {
     }
 
     void register(RouteTable routes) {
-        routes.add(Method.POST, "/v1/shards", RouteTable.Guard.WRITE, this::uploadV1);
-        routes.add(Method.POST, "/v2/shards", RouteTable.Guard.WRITE, this::uploadV2);
+        routes.cas(Method.POST, "/v1/shards", Access.WRITE, this::uploadV1);
+        routes.cas(Method.POST, "/v2/shards", Access.WRITE, this::uploadV2);
     }
 
     /**
@@ -96,7 +97,7 @@ final class ShardRoutes {
         if (client.mustClose()) {
             res.header(HeaderValues.CONNECTION_CLOSE);
         }
-        Errors.sendJson(res, 200, "{\"result\":" + (inserted ? 1 : 0) + "}");
+        JsonAnswer.send(res, 200, "{\"result\":" + (inserted ? 1 : 0) + "}");
         if (client.mustClose()) {
             // Helidon keeps a connection whatever its header says.
             Lingering.close(req, "a byte of the next request was read while checking for the client");
@@ -156,7 +157,7 @@ final class ShardRoutes {
                         frames.send("{\"type\":\"result\"}");
                     } catch (FormatException | MissingXorbsException e) {
                         LOG.info("POST /v2/shards -> error frame: " + e.getMessage());
-                        frames.send("{\"type\":\"error\",\"message\":" + Errors.quote(e.getMessage()) + ",\"retryable\":false}");
+                        frames.send("{\"type\":\"error\",\"message\":" + JsonAnswer.quote(e.getMessage()) + ",\"retryable\":false}");
                     } catch (Exception | Error e) {
                         // Errors too (an OutOfMemoryError from one huge shard): the 200 is already out, and a stream
                         // that ends without a terminal frame is fatal to the client, where this frame is retried.

@@ -7,7 +7,6 @@ import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import org.openxet.service.Access;
 import org.openxet.service.AuthException;
-import org.openxet.service.Grant;
 import org.openxet.service.Services;
 import org.openxet.service.Tokens;
 import org.openxet.service.Users;
@@ -24,10 +23,10 @@ import java.util.regex.Pattern;
  * {@code X-Xet-Access-Token} and {@code X-Xet-Token-Expiration}, with the same values: hf_xet and
  * {@code @huggingface/hub} read the body, {@code huggingface_hub} 0.30–1.18 reads the headers (as git-xet reads them
  * from the Hub's LFS batch answer): docs/DESIGN.md, "What the clients read".
- * Authenticated by an operator-issued user token ({@code openxet user add}); the CAS token's scope is
- * {@code {type}s/{repo_id}} (e.g. {@code models/alice/llama}) whatever the revision: openxet has no refs, so a
- * revision, {@code None} (huggingface_hub's "a PR is being created") or {@code create_pr=1} neither narrows nor widens
- * it.
+ * For holders of an operator-issued user token ({@code openxet user add}, checked by {@link RouteTable}); the CAS
+ * token's scope is {@code {type}s/{repo_id}} (e.g. {@code models/alice/llama}) whatever the revision: openxet has no
+ * refs, so a revision, {@code None} (huggingface_hub's "a PR is being created") or {@code create_pr=1} neither narrows
+ * nor widens it.
  */
 final class TokenRoutes {
     /** Clients refresh 30 s before expiry (§7); an hour keeps refreshes rare. */
@@ -43,23 +42,17 @@ final class TokenRoutes {
     static final HeaderName CAS_URL = HeaderNames.create("X-Xet-Cas-Url");
     static final HeaderName ACCESS_TOKEN = HeaderNames.create("X-Xet-Access-Token");
     static final HeaderName TOKEN_EXPIRATION = HeaderNames.create("X-Xet-Token-Expiration");
-    /**
-     * The Hub's words for an unknown or revoked token. huggingface_hub's {@code hf_raise_for_status} reports any other
-     * 401 on a repository route as "Repository Not Found"; with these words as {@code X-Error-Message} it says the
-     * credentials are wrong instead.
-     */
-    static final String INVALID_CREDENTIALS = "Invalid credentials in Authorization header";
+    /** The Hub's words for an unknown or revoked token (see {@link RouteTable#INVALID_CREDENTIALS}). */
+    static final String INVALID_CREDENTIALS = RouteTable.INVALID_CREDENTIALS;
 
     private final Services services;
-    private final Users users;
 
     TokenRoutes(Services services) {
         this.services = services;
-        this.users = services.users();
     }
 
     void register(RouteTable routes) {
-        routes.add(Method.GET, "/api/*", RouteTable.Guard.USER, this::token);
+        routes.user(Method.GET, "/api/*", this::token);
     }
 
     /** A Hub repository id: a namespace and a name of letters, digits, '-', '_' and '.', not a '.' or '..' segment. */
@@ -83,18 +76,10 @@ final class TokenRoutes {
         return id;
     }
 
-    private void token(ServerRequest req, ServerResponse res, Grant unused) throws Exception {
+    private void token(ServerRequest req, ServerResponse res, Users.User user) throws Exception {
         Matcher m = PATH.matcher(req.path().rawPath());
         if (!m.matches()) {
             throw HttpError.notFound("no route for GET " + req.path().path());
-        }
-        String header = req.headers().first(HeaderNames.AUTHORIZATION).orElse("");
-        if (!header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            throw new AuthException("missing bearer user token", false);
-        }
-        Users.User user = users.authenticate(header.substring(7).trim());
-        if (user == null) {
-            throw new AuthException(INVALID_CREDENTIALS, false);
         }
         String scope = m.group(1) + "/" + repoId(m.group(2));
         if (m.group(4) != null) {
@@ -113,7 +98,7 @@ final class TokenRoutes {
         res.header(TOKEN_EXPIRATION, Long.toString(token.expiresAt()));
         // A bearer credential: no shared cache or proxy may keep it.
         res.header(HeaderNames.CACHE_CONTROL, "no-store");
-        Errors.sendJson(res, 200, "{\"casUrl\":" + Errors.quote(casUrl) + ",\"accessToken\":" + Errors.quote(token.token())
+        JsonAnswer.send(res, 200, "{\"casUrl\":" + JsonAnswer.quote(casUrl) + ",\"accessToken\":" + JsonAnswer.quote(token.token())
                 + ",\"exp\":" + token.expiresAt() + "}");
     }
 

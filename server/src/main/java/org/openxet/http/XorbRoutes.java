@@ -7,6 +7,7 @@ import io.helidon.webserver.http.ServerResponse;
 import org.openxet.protocol.InvalidHashException;
 import org.openxet.protocol.MerkleHash;
 import org.openxet.protocol.xorb.XorbFormat;
+import org.openxet.service.Access;
 import org.openxet.service.Grant;
 import org.openxet.service.Services;
 import org.openxet.service.XorbIngest;
@@ -34,8 +35,8 @@ final class XorbRoutes {
     }
 
     void register(RouteTable routes) {
-        routes.add(Method.POST, "/v1/xorbs/{prefix}/{hash}", RouteTable.Guard.WRITE, this::upload);
-        routes.add(Method.HEAD, "/v1/xorbs/{prefix}/{hash}", RouteTable.Guard.READ, this::head);
+        routes.cas(Method.POST, "/v1/xorbs/{prefix}/{hash}", Access.WRITE, this::upload);
+        routes.cas(Method.HEAD, "/v1/xorbs/{prefix}/{hash}", Access.READ, this::head);
     }
 
     static MerkleHash hashParam(ServerRequest req, String name) throws InvalidHashException {
@@ -55,7 +56,7 @@ final class XorbRoutes {
         try (Bodies.Body body = bodies.read(req, XorbFormat.MAX_UPLOAD_BYTES, budget)) {
             XorbIngest.Result result = services.ingest().ingest(hash, body.data(), body.length());
             metrics.xorb(result.inserted(), body.length());
-            Errors.sendJson(res, 200, "{\"was_inserted\":" + result.inserted() + "}");
+            JsonAnswer.send(res, 200, "{\"was_inserted\":" + result.inserted() + "}");
         }
     }
 

@@ -77,7 +77,7 @@ public final class Services implements AutoCloseable {
 
     /** Where users and signing keys live: the shared index's store, or the data dir's files for a node of its own. */
     public static AuthStore authStore(Index index, Path dataDir) {
-        return index.sharedAuthStore().orElseGet(() -> new FileAuthStore(dataDir));
+        return index.shared().map(org.openxet.storage.SharedIndex::authStore).orElseGet(() -> new FileAuthStore(dataDir));
     }
 
     /** The index and the bucket alone, for a tool that reads them beside a running server ({@code fsck}). */
@@ -129,7 +129,8 @@ public final class Services implements AutoCloseable {
     /** Behind a load balancer every node must accept every node's tokens and URLs, so a node with other keys stays down. */
     public static void requireSharedKeys(Index index, Secrets secrets, Path dataDir) throws IndexException, KeysDiffer {
         byte[] mine = secrets.fingerprint();
-        if (!java.util.Arrays.equals(mine, index.sharedKeyFingerprint(mine))) {
+        byte[] recorded = index.shared().isPresent() ? index.shared().get().keyFingerprint(mine) : mine;
+        if (!java.util.Arrays.equals(mine, recorded)) {
             throw new KeysDiffer(dataDir);
         }
     }

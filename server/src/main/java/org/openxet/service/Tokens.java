@@ -139,8 +139,9 @@ public final class Tokens {
 
     /**
      * A token whose signature verified: what the next request with the same text needs to be granted without a
-     * second signature check. That check is what an asymmetric key costs (ES256 about 400 µs, EdDSA 165 µs, HS256 5 µs
-     * a token on this 2-core VM, TokenVerifyBench), paid by every request of a client that keeps its token for an hour.
+     * second signature check, which for an asymmetric key costs far more than the request's other work
+     * (docs/BENCHMARKS.md, "JMH": TokenVerifyBench) and would be paid by every request of a client that keeps its
+     * token for an hour.
      */
     private record Verified(String scope, Access access, Date exp, Date nbf, TrustedIssuer issuer, String kid,
                             String subject, long generation) {

@@ -35,7 +35,7 @@ public final class XorbCollector {
      */
     public static Report collectOnline(Index index, Bucket bucket, Instant now, Duration grace, boolean dryRun,
                                        Progress progress) throws IOException, IndexException {
-        OnlineCollection online = index.onlineCollection().orElseThrow(() -> new IllegalStateException(
+        OnlineCollection online = index.shared().map(org.openxet.storage.SharedIndex::onlineCollection).orElseThrow(() -> new IllegalStateException(
                 "this index collects only with its server stopped: gc --online needs the PostgreSQL index"));
         if (grace.toSeconds() < OnlineCollection.MIN_GRACE_SECONDS) {
             throw new IllegalArgumentException("gc --online needs a grace of at least "
@@ -70,7 +70,7 @@ public final class XorbCollector {
      */
     public static Report collect(Index index, Bucket bucket, Instant now, Duration grace, boolean dryRun,
                                  Progress progress) throws IOException, IndexException {
-        if (bucket.shared() && index.onlineCollection().isEmpty()) {
+        if (bucket.shared() && index.shared().isEmpty()) {
             throw new IllegalStateException("the bucket is shared by several nodes: collecting unused xorbs needs every "
                     + "node stopped, which a data dir's own index cannot know");
         }

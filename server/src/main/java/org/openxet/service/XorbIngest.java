@@ -33,7 +33,7 @@ public final class XorbIngest {
     public XorbIngest(Bucket bucket, Index index) {
         this.bucket = bucket;
         this.index = index;
-        this.online = index.onlineCollection().orElse(null);
+        this.online = index.shared().map(org.openxet.storage.SharedIndex::onlineCollection).orElse(null);
     }
 
     public record Result(ValidatedXorb xorb, boolean inserted) {

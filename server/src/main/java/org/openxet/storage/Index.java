@@ -59,14 +59,9 @@ public interface Index extends AutoCloseable {
      */
     List<XorbLayout> dedup(MerkleHash chunkHash, String scope, int maxXorbs) throws IndexException;
 
-    /**
-     * For an index several nodes share: records {@code fingerprint} (of this node's token and URL keys) unless one is
-     * recorded already, and returns the recorded one. Nodes holding other keys would refuse each other's tokens and
-     * signed URLs, so a node whose fingerprint differs must not serve. An index private to one data dir sits next to
-     * its keys and has nothing to compare against: it returns {@code fingerprint}.
-     */
-    default byte[] sharedKeyFingerprint(byte[] fingerprint) throws IndexException {
-        return fingerprint;
+    /** The features only an index several nodes share has; empty for an index private to one data dir. */
+    default Optional<SharedIndex> shared() {
+        return Optional.empty();
     }
 
     /** Row counts per table, for tests and operators. */
@@ -112,11 +107,6 @@ public interface Index extends AutoCloseable {
     /** Keys of every registered xorb (reconciliation after an unclean stop). */
     List<MerkleHash> xorbHashes() throws IndexException;
 
-    /** Collection while nodes serve ({@code openxet gc --online}): only an index several nodes share has it. */
-    default Optional<OnlineCollection> onlineCollection() {
-        return Optional.empty();
-    }
-
     /**
      * The hold an offline {@code openxet gc} collects under: at once for an index private to one data dir (whose lock
      * the caller holds), and for a shared one only while no node runs (refused otherwise).
@@ -125,15 +115,6 @@ public interface Index extends AutoCloseable {
 
     /** A registered xorb that nothing uses; {@code registeredAt} in epoch seconds. */
     record UnusedXorb(MerkleHash hash, long storedBytes, long registeredAt) {
-    }
-
-    /**
-     * Where the users of the token routes and the signing keys live when several nodes share this index (PostgreSQL),
-     * so that every node reads the same; empty for an index private to one data dir, whose node keeps them in its data
-     * dir ({@link FileAuthStore}).
-     */
-    default Optional<AuthStore> sharedAuthStore() {
-        return Optional.empty();
     }
 
     @Override

@@ -36,7 +36,7 @@ import java.util.function.Consumer;
  * that cannot be reached is an {@link IndexException} (a 5xx the client retries); the pool replaces broken
  * connections by itself once the server is back.
  */
-public final class PostgresIndex implements Index {
+public final class PostgresIndex implements Index, SharedIndex {
     /** How long a call waits for a connection before it fails: the whole wait of a request while the server is down. */
     public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(5);
     /** {@code pg_advisory_lock} key that serialises schema migrations across nodes (ASCII "openxet"). */
@@ -165,8 +165,13 @@ public final class PostgresIndex implements Index {
     }
 
     @Override
-    public Optional<OnlineCollection> onlineCollection() {
-        return Optional.of(online);
+    public Optional<SharedIndex> shared() {
+        return Optional.of(this);
+    }
+
+    @Override
+    public OnlineCollection onlineCollection() {
+        return online;
     }
 
     /**
@@ -522,8 +527,8 @@ public final class PostgresIndex implements Index {
     }
 
     @Override
-    public Optional<AuthStore> sharedAuthStore() {
-        return Optional.of(auth);
+    public AuthStore authStore() {
+        return auth;
     }
 
     @Override
@@ -541,7 +546,7 @@ public final class PostgresIndex implements Index {
     }
 
     @Override
-    public byte[] sharedKeyFingerprint(byte[] fingerprint) throws IndexException {
+    public byte[] keyFingerprint(byte[] fingerprint) throws IndexException {
         // The first node to start records its keys; every later one (racing or not) reads the winner's.
         write(tx -> tx.dml("INSERT INTO node_keys (id, fingerprint, recorded_at) VALUES (1, ?, ?) ON CONFLICT (id) DO NOTHING",
                 fingerprint, now()));

@@ -291,7 +291,7 @@ class CliTest {
         assertEquals("openxet user add: stored in the shared index; every node sharing it knows within 1 s", r.err());
         assertFalse(Files.exists(dir.resolve(org.openxet.service.Users.FILE)), "not in this data dir's users.json");
         try (org.openxet.storage.PostgresIndex index = new org.openxet.storage.PostgresIndex(url, 1)) {
-            var user = new org.openxet.service.Users(dir, index.sharedAuthStore().orElseThrow()).authenticate(r.out());
+            var user = new org.openxet.service.Users(dir, index.authStore()).authenticate(r.out());
             assertEquals("dora", user.name());
             assertTrue(user.allows("models/dora/x", Access.WRITE));
         }

@@ -65,7 +65,7 @@ class LargeAnswerTest {
         try (TestServer s = new TestServer()) {
             FileRecord file = LargeFileFixture.register(s.services().index(), SCOPE, 50, 256);
             String token = s.token(SCOPE, Access.READ);
-            // The same 40,000-term file by its own route, and, past ReconstructionRoutes.MAX_BATCH_TERMS, in a batch.
+            // The same 40,000-term file by its own route, and, past BatchPlan.MAX_TERMS, in a batch.
             get(s, "/v1/reconstructions/" + file.fileHash().hex(), token, null);
             HttpResponse<String> batch = s.get("/v1/reconstructions?file_id=" + file.fileHash().hex(), token);
             assertEquals(400, batch.statusCode());

@@ -62,7 +62,7 @@ class SharedKeysTest {
             String oldKid = kid(old);
             assertEquals(oldKid, kid(second.token("user/repo", Access.READ)), "both nodes sign with the imported key");
 
-            KeySet admin = KeySet.open(elsewhere.sharedAuthStore().orElseThrow(), Secrets.loadOrCreate(first.dataDir()),
+            KeySet admin = KeySet.open(elsewhere.authStore(), Secrets.loadOrCreate(first.dataDir()),
                     Clock.systemUTC());
             StoredKey added = admin.add(StoredKey.TOKEN, "ES256");
             // Minted by the operator's process at once: a node that has not re-read the keys yet still verifies it.
@@ -97,7 +97,7 @@ class SharedKeysTest {
         try (TestServer first = new TestServer(c -> c.withStorage(storage));
              TestServer second = new TestServer(c -> c.withStorage(storage), first);
              PostgresIndex elsewhere = new PostgresIndex(url, 1)) {
-            Users admin = new Users(first.dataDir(), elsewhere.sharedAuthStore().orElseThrow());
+            Users admin = new Users(first.dataDir(), elsewhere.authStore());
             String user = admin.add("dave", List.of("models/dave/*"), Access.READ);
             String route = "/api/models/dave/x/xet-read-token/main";
             String casFromFirst = JSON.readTree(first.get(route, user).body()).get("accessToken").asText();

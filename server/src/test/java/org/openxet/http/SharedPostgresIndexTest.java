@@ -100,7 +100,7 @@ class SharedPostgresIndexTest {
                 assertEquals(200, node.get("/api/models/alice/x/xet-write-token/main", alice).statusCode());
             }
             // Added as `openxet user add` does with an index.url: in another process, so no node's copy knows it yet.
-            String bob = new Users(first.dataDir(), first.services().index().sharedAuthStore().orElseThrow()).add("bob", List.of("models/bob/*"), Access.READ);
+            String bob = new Users(first.dataDir(), first.services().index().shared().orElseThrow().authStore()).add("bob", List.of("models/bob/*"), Access.READ);
             assertFalse(Files.exists(first.dataDir().resolve(Users.FILE)), "a shared index keeps the user, not the node");
             for (TestServer node : List.of(first, second)) {
                 // An unknown token re-reads the users (at most every 100 ms): the new user works at once, or nearly.
@@ -108,7 +108,7 @@ class SharedPostgresIndexTest {
                 assertEquals(403, node.get("/api/models/bob/x/xet-write-token/main", bob).statusCode());
             }
             // Replacing a user (a new token) retires the old one on every node.
-            String alice2 = new Users(second.dataDir(), second.services().index().sharedAuthStore().orElseThrow()).add("alice", List.of("models/alice/*"), Access.WRITE);
+            String alice2 = new Users(second.dataDir(), second.services().index().shared().orElseThrow().authStore()).add("alice", List.of("models/alice/*"), Access.WRITE);
             Thread.sleep(Users.REFRESH.toMillis() + 200);
             for (TestServer node : List.of(first, second)) {
                 assertEquals(401, node.get("/api/models/alice/x/xet-write-token/main", alice).statusCode());

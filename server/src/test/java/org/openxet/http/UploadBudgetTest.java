@@ -46,7 +46,7 @@ class UploadBudgetTest {
     static WebServer uploadRoutesOver(BodyBudget budget) {
         return WebServer.builder().host("127.0.0.1").port(0).routing(r -> {
             ServerMetrics metrics = ServerMetrics.create(false);
-            RouteTable routes = new RouteTable(r, base.services().tokens(), metrics);
+            RouteTable routes = new RouteTable(r, base.services().tokens(), base.services().users(), metrics);
             Bodies bodies = new Bodies(base.services().config().uploadFloor(), base.services().config().uploadWindow());
             new XorbRoutes(base.services(), bodies, budget, metrics).register(routes);
             new ShardRoutes(base.services(), bodies, budget, metrics).register(routes);

@@ -174,7 +174,7 @@ class PostgresIndexTest {
             for (int i = 0; i < prints.size(); i++) {
                 PostgresIndex node = i % 2 == 0 ? a : b;
                 byte[] mine = prints.get(i);
-                claims.add(() -> node.sharedKeyFingerprint(mine));
+                claims.add(() -> node.keyFingerprint(mine));
             }
             List<byte[]> answers = race(claims);
             byte[] winner = answers.get(0);
@@ -182,7 +182,7 @@ class PostgresIndexTest {
             for (byte[] answer : answers) assertArrayEquals(winner, answer);
         }
         try (PostgresIndex reopened = new PostgresIndex(url, 1)) {
-            byte[] recorded = reopened.sharedKeyFingerprint(hash("a newcomer").toBytes());
+            byte[] recorded = reopened.keyFingerprint(hash("a newcomer").toBytes());
             assertFalse(java.util.Arrays.equals(hash("a newcomer").toBytes(), recorded));
             assertTrue(prints.stream().anyMatch(p -> java.util.Arrays.equals(p, recorded)));
         }
