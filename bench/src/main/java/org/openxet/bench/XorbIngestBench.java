@@ -30,8 +30,8 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>{@code singlePass}: what the server does — validate, decoding and hashing every chunk once, and build the
  *       stored footer from that pass;</li>
- *   <li>{@code doublePass}: the upstream server's shape (seed M1-R8) — validate, then decode and hash every chunk
- *       again to build the footer;</li>
+ *   <li>{@code doublePass}: the upstream server's shape (which the seed kept rather than write its own footer
+ *       builder) — validate, then decode and hash every chunk again to build the footer;</li>
  *   <li>{@code floor}: decode and hash every chunk, nothing else (no merkle root, no bookkeeping).</li>
  * </ul>
  * Scores are milliseconds per 64 MiB xorb.

@@ -19,10 +19,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 
 /**
- * Shard commit throughput (the seed's M1-R24 bench): 400 shards of 4 one-term files, committed concurrently through
- * the real registration path ({@link ShardRegistration#withPermit} around {@link ShardRegistration#register}: parse,
- * validate against the stored chunk tables, store the shard in the bucket, register it in one durable SQLite
- * transaction) into a LocalBucket and SQLite on disk, with the commit semaphore at 1, 2, 4, 8, 16 and 32 permits.
+ * Shard commit throughput (the seed's bench behind its commit semaphore of 4 × CPUs permits, a bound on memory): 400
+ * shards of 4 one-term files, committed concurrently through the real registration path
+ * ({@link ShardRegistration#withPermit} around {@link ShardRegistration#register}: parse, validate against the stored
+ * chunk tables, store the shard in the bucket, register it in one durable SQLite transaction) into a LocalBucket and
+ * SQLite on disk, with the commit semaphore at 1, 2, 4, 8, 16 and 32 permits.
  *
  * <p>The 1,600 xorbs the shards reference are uploaded once through {@code XorbIngest} (real xorb bodies, validated
  * and stored) into a template data dir; every permit size then runs on a fresh copy of it, so each starts from the

@@ -25,8 +25,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The release rig, {@code gates/run rig}: §5.8 measured as users run it. A fixture of {@code --files} files and as many
- * xorbs ({@link RigFixture}, bulk-loaded by {@link RigBuild}, kept with {@code --keep DIR}), a separately started
+ * The release rig, {@code gates/run rig}: the latency target (a p99 under 50 ms at 1,000 requests/s per node on an
+ * index of 10^7 files and 10^7 xorbs) measured as users run it. A fixture of {@code --files} files and as many xorbs
+ * ({@link RigFixture}, bulk-loaded by {@link RigBuild}, kept with {@code --keep DIR}), a separately started
  * {@code openxet serve} on it, then: the cold stage (each of the cold set's 100,000-term files asked once, none asked
  * before, then each once more, warm), and open-loop steps of the realistic mix ({@link RigLoad}) at rising rates until
  * p99 reaches 50 ms or errors appear. Per step: achieved rate, percentiles, errors, and the server's CPU, heap and RSS.

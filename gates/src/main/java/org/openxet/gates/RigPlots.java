@@ -75,7 +75,7 @@ final class RigPlots {
         p99Axis.setAllowNegativesFlag(false);
         a.getXYPlot().setRangeAxis(p99Axis);
         ValueMarker target = new ValueMarker(RigGate.P99_LIMIT_MS, Color.RED, new BasicStroke(1.5f));
-        target.setLabel("§5.8 target: 50 ms");
+        target.setLabel("target: p99 50 ms");
         target.setLabelAnchor(org.jfree.chart.ui.RectangleAnchor.TOP_RIGHT);
         target.setLabelTextAnchor(org.jfree.chart.ui.TextAnchor.BOTTOM_RIGHT);
         a.getXYPlot().addRangeMarker(target);

@@ -16,9 +16,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Writes a v2 answer, rendering large ones with several threads. The answer is cut into segments (runs of terms,
  * then runs of xorbs) that render independently into their own buffers; the request's thread claims them in order
  * and writes each as soon as it exists, while helper threads render ahead of it. Helpers run under the server-wide
- * writer permits (one per CPU): a request takes at most half of the permits free at that moment, rounded down
- * (the seed's ruling M1-R34), so an idle node answers a 100,000-term file with every core and a loaded node falls
- * back to one writer per request without queueing.
+ * writer permits (one per CPU): a request takes at most half of the permits free at that moment, rounded down (the
+ * seed's rule for lending helper threads), so an idle node answers a 100,000-term file with every core and a loaded
+ * node falls back to one writer per request without queueing.
  *
  * <p>Rendering runs at most a few segments ahead of the socket, and a written segment's buffer goes back to a small
  * server-wide pool: a 23 MB answer then allocates a few MB instead of its whole size, which is what kept the young

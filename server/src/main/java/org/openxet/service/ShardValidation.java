@@ -122,7 +122,7 @@ public final class ShardValidation {
     private record TermRange(MerkleHash xorb, int start, int end) {
     }
 
-    /** §6 step 4: a xorb block must describe the stored xorb exactly. */
+    /** §6.4: a xorb block must describe the stored xorb exactly. */
     private static void checkXorbBlock(XorbBlock block, XorbLayout layout, List<ShardCommit.DedupChunk> dedup)
             throws FormatException {
         ChunkTable t = layout.chunks();
@@ -146,7 +146,7 @@ public final class ShardValidation {
         }
     }
 
-    /** §6 steps 2–3: every term in bounds with the right size and verification hash; the file hash recomputed. */
+    /** §6.2–6.3: every term in bounds with the right size and verification hash; the file hash recomputed. */
     private static FileRecord checkFile(FileEntry f, Map<MerkleHash, XorbLayout> layouts,
                                         Map<TermRange, MerkleHash> verified, Progress progress)
             throws FormatException {

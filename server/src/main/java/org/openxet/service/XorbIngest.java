@@ -19,7 +19,7 @@ import java.nio.ByteBuffer;
  * next upload of the same xorb simply overwrites with identical bytes.
  */
 public final class XorbIngest {
-    /** Upload prefixes the clients use (§5.2; §10.1: hf_xet and the JS client send "default"). */
+    /** Upload prefixes the clients use (§5.2; §10 item 1: hf_xet and the JS client send "default"). */
     public static final String PREFIX = "default";
 
     private final Bucket bucket;

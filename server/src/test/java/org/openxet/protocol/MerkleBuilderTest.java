@@ -13,7 +13,7 @@ class MerkleBuilderTest {
     private record Node(MerkleHash hash, long size) {
     }
 
-    /** The protocol card's §1.4 pseudo-code, level by level over whole lists: the oracle for the streaming builder. */
+    /** docs/PROTOCOL.md's §1.4 pseudo-code, level by level over whole lists: the oracle for the streaming builder. */
     private static MerkleHash cardAgg(List<Node> list) {
         if (list.isEmpty()) return MerkleHash.ZERO;
         while (list.size() > 1) {

@@ -14,7 +14,7 @@ import java.net.http.HttpResponse;
 import java.util.Arrays;
 
 /**
- * A small Xet download client for tests, written from the protocol card (§5.4, §5.5, §5.8), independent of the server
+ * A small Xet download client for tests, written from docs/PROTOCOL.md (§5.4, §5.5, §5.8), independent of the server
  * code: asks for a reconstruction, fetches each term's bytes through the signed URL of the descriptor that holds it,
  * decodes the chunk records and assembles the requested bytes.
  */
