@@ -62,44 +62,47 @@ public record AuthConfig(Duration maxLifetime, Duration clockSkew, List<Issuer> 
         }
     }
 
-    static AuthConfig load(Config auth) {
-        Duration max = ServerConfig.duration(auth, "max-lifetime", DEFAULTS.maxLifetime());
-        Duration skew = skew(auth);
-        List<Issuer> issuers = new ArrayList<>();
-        Set<String> seen = new HashSet<>();
-        List<Config> entries = auth.get("issuers").asNodeList().orElse(List.of());
-        for (int i = 0; i < entries.size(); i++) {
-            Issuer issuer = issuer(entries.get(i), "auth.issuers." + i + ".");
-            if (!seen.add(issuer.issuer())) {
-                throw new ServerConfig.BadValue("auth.issuers." + i + ".issuer", issuer.issuer(), "listed twice");
+    /** The clock skew setting: a skew of zero is allowed (clocks kept in step), unlike the other durations. */
+    static Setting<Duration> clockSkew(String key, Duration fallback) {
+        return new Setting<>(key, fallback, (c, k, f) -> {
+            String raw = c.get(k).asString().map(String::trim).orElse("");
+            if (raw.isEmpty()) return f;
+            try {
+                Duration d = ServerConfig.parseDuration(raw);
+                if (!d.isNegative() && d.compareTo(Duration.ofHours(1)) <= 0) return d;
+            } catch (RuntimeException ignored) {
+                // refused below
             }
-            issuers.add(issuer);
-        }
-        return new AuthConfig(max, skew, issuers);
+            throw new ServerConfig.BadValue(k, raw, "must be a duration from 0s to 1h");
+        }, true, "", "");
     }
 
-    /** A skew of zero is allowed (clocks kept in step), unlike the other durations. */
-    private static Duration skew(Config auth) {
-        String raw = ServerConfig.string(auth, "clock-skew");
-        if (raw.isEmpty()) return DEFAULTS.clockSkew();
-        try {
-            Duration d = ServerConfig.parseDuration(raw);
-            if (!d.isNegative() && d.compareTo(Duration.ofHours(1)) <= 0) return d;
-        } catch (RuntimeException ignored) {
-            // refused below
-        }
-        throw new ServerConfig.BadValue("auth.clock-skew", raw, "must be a duration from 0s to 1h");
+    /** The trusted issuers setting: a YAML list, each entry checked, none listed twice. */
+    static Setting<List<Issuer>> issuers(String key) {
+        return new Setting<>(key, List.of(), (c, k, f) -> {
+            List<Issuer> issuers = new ArrayList<>();
+            Set<String> seen = new HashSet<>();
+            List<Config> entries = c.get(k).asNodeList().orElse(List.of());
+            for (int i = 0; i < entries.size(); i++) {
+                Issuer issuer = issuer(entries.get(i), k + "." + i + ".");
+                if (!seen.add(issuer.issuer())) {
+                    throw new ServerConfig.BadValue(k + "." + i + ".issuer", issuer.issuer(), "listed twice");
+                }
+                issuers.add(issuer);
+            }
+            return List.copyOf(issuers);
+        }, false, "", "");
     }
 
     private static Issuer issuer(Config c, String key) {
-        String iss = ServerConfig.string(c, "issuer");
+        String iss = string(c, "issuer");
         if (iss.isEmpty()) throw new ServerConfig.BadValue(key + "issuer", iss, "must name the iss its tokens carry");
-        String aud = ServerConfig.string(c, "audience");
+        String aud = string(c, "audience");
         if (aud.isEmpty()) throw new ServerConfig.BadValue(key + "audience", aud, "must name the aud its tokens carry");
-        String jwks = ServerConfig.string(c, "jwks");
+        String jwks = string(c, "jwks");
         requireJwksLocation(key + "jwks", jwks);
         List<String> algs = c.get("algorithms").asList(String.class).orElseGet(() -> {
-            String one = ServerConfig.string(c, "algorithms");
+            String one = string(c, "algorithms");
             return one.isEmpty() ? EXTERNAL_ALGORITHMS : List.of(one.split("\\s*,\\s*"));
         });
         if (algs.isEmpty()) throw new ServerConfig.BadValue(key + "algorithms", "", "must list at least one algorithm");
@@ -109,12 +112,16 @@ public record AuthConfig(Duration maxLifetime, Duration clockSkew, List<Issuer> 
                         + " (never none, never a shared-secret HS* for an external issuer)");
             }
         }
-        String scopeClaim = ServerConfig.string(c, "scope-claim");
-        String accessClaim = ServerConfig.string(c, "access-claim");
+        String scopeClaim = string(c, "scope-claim");
+        String accessClaim = string(c, "access-claim");
         return new Issuer(iss, aud, jwks, algs, scopeClaim.isEmpty() ? "repo" : scopeClaim,
                 accessClaim.isEmpty() ? "access" : accessClaim,
-                ServerConfig.duration(c, "jwks-refresh", Issuer.DEFAULT_REFRESH),
-                ServerConfig.duration(c, "jwks-min-interval", Issuer.DEFAULT_MIN_INTERVAL));
+                Setting.positiveDuration(c, "jwks-refresh", Issuer.DEFAULT_REFRESH),
+                Setting.positiveDuration(c, "jwks-min-interval", Issuer.DEFAULT_MIN_INTERVAL));
+    }
+
+    private static String string(Config c, String key) {
+        return c.get(key).asString().map(String::trim).orElse("");
     }
 
     /** {@code file:/path}, {@code https://...}, or {@code http://} to a loopback host (keys in clear text go nowhere). */

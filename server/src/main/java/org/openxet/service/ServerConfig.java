@@ -5,34 +5,140 @@ import io.helidon.config.ConfigSources;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 
 /**
- * Every knob of {@code openxet serve}, with its default and meaning side by side. Sources, strongest first: command
- * line flags, environment ({@code OPENXET_PORT} → {@code openxet.port}, Helidon's mapping), the YAML file given with
- * {@code --config}, these defaults.
- *
- * @param host             interface to listen on
- * @param port             TCP port (0 = any free port)
- * @param dataDir          where the SQLite index, the bucket and the keys live
- * @param publicUrl        base URL clients reach this server at; signed fetch URLs and {@code casUrl} use it
- * @param uploadFloor      slowest accepted request body, bytes/s averaged over {@code uploadWindow}; below → 408
- * @param uploadWindow     the averaging window of the floor, and the longest a body read may stall
- * @param uploadMemory     heap bytes request bodies may pin at once (xorbs, shards, parsed shards); 0 = half the heap
- * @param urlTtl           lifetime of signed fetch URLs (long enough for an 8 GB block on a slow link)
- * @param dedupIsolated    answer dedup queries only with chunks already visible to the asking token's scope
- * @param commitPermits    concurrent shard commits (validation, storage and index registration); 0 = 4 × CPUs
- * @param readConnections  SQLite read connections; with an index URL, the PostgreSQL pool holds this many + 1
- * @param answerWriters    threads that may render large reconstruction answers at once, server-wide; one answer takes
- *                         at most half of those free (0 = CPUs; 1 = every answer on its request's thread alone)
- * @param metrics          answer {@code GET /metrics} (Prometheus text, no token) and keep the meters it reports
- * @param storage          where the index and the blobs live when not in the data dir (several nodes)
- * @param connections      how long a connection may take over its request head or sit idle, and how many one client
- *                         address may hold
- * @param auth             token lifetimes and the external issuers whose tokens are accepted
+ * The settings of {@code openxet serve}: a value for each of {@link Settings#ALL}, where each is declared once (key,
+ * default, meaning, check). Sources, strongest first: command line flags, environment ({@code OPENXET_PORT} →
+ * {@code openxet.port}, Helidon's mapping), the YAML file given with {@code --config}, the declared defaults. The
+ * accessors below name what the rest of the server reads; the settings that go together come as one record
+ * ({@link #storage()}, {@link #connections()}, {@link #auth()}).
  */
-public record ServerConfig(String host, int port, Path dataDir, String publicUrl, long uploadFloor, Duration uploadWindow,
-                           long uploadMemory, Duration urlTtl, boolean dedupIsolated, int commitPermits, int readConnections,
-                           int answerWriters, boolean metrics, Storage storage, Connections connections, AuthConfig auth) {
+public final class ServerConfig {
+    private final Map<Setting<?>, Object> values;
+
+    private ServerConfig(Map<Setting<?>, Object> values) {
+        this.values = Map.copyOf(values);
+        storage(); // its four settings are checked together
+    }
+
+    /** The declared defaults, with {@code dataDir}: no file and no environment (tests, tools). */
+    public static ServerConfig defaults(Path dataDir) {
+        return read(Config.empty()).with(Settings.DATA, dataDir);
+    }
+
+    /**
+     * Reads {@code openxet.*} from env and an optional YAML file over the defaults; flags are applied by the caller.
+     * A value that cannot be used is refused with {@link BadValue}, never replaced by a default behind the operator's
+     * back; a missing or unreadable file is refused too.
+     */
+    public static ServerConfig load(Path yamlFile) {
+        // Sources added first win: the environment overrides the file.
+        Config.Builder builder = Config.builder().disableSystemPropertiesSource().disableEnvironmentVariablesSource()
+                .addSource(ConfigSources.environmentVariables());
+        if (yamlFile != null) {
+            if (!java.nio.file.Files.isReadable(yamlFile)) {
+                throw new IllegalArgumentException("configuration file " + yamlFile + " does not exist or is not readable");
+            }
+            builder.addSource(ConfigSources.file(yamlFile).build());
+        }
+        return read(builder.build().get("openxet"));
+    }
+
+    private static ServerConfig read(Config openxet) {
+        Map<Setting<?>, Object> m = new LinkedHashMap<>();
+        for (Setting<?> s : Settings.ALL) m.put(s, s.read(openxet));
+        return new ServerConfig(m);
+    }
+
+    /** The value of {@code setting}. */
+    @SuppressWarnings("unchecked")
+    public <T> T get(Setting<T> setting) {
+        return (T) values.get(setting);
+    }
+
+    /** This configuration with {@code setting} set to {@code value}. */
+    public <T> ServerConfig with(Setting<T> setting, T value) {
+        Map<Setting<?>, Object> m = new HashMap<>(values);
+        m.put(setting, Objects.requireNonNull(value, setting.key()));
+        return new ServerConfig(m);
+    }
+
+    public String host() {
+        return get(Settings.HOST);
+    }
+
+    public int port() {
+        return get(Settings.PORT);
+    }
+
+    /** Where the SQLite index, the bucket and the keys live. */
+    public Path dataDir() {
+        return get(Settings.DATA);
+    }
+
+    /** Base URL clients reach this server at; signed fetch URLs and {@code casUrl} use it (empty: the Host). */
+    public String publicUrl() {
+        return get(Settings.PUBLIC_URL);
+    }
+
+    public long uploadFloor() {
+        return get(Settings.UPLOAD_FLOOR);
+    }
+
+    public Duration uploadWindow() {
+        return get(Settings.UPLOAD_WINDOW);
+    }
+
+    /** Heap bytes request bodies may pin at once; 0 = half the heap. */
+    public long uploadMemory() {
+        return get(Settings.UPLOAD_MEMORY);
+    }
+
+    public Duration urlTtl() {
+        return get(Settings.URLS_TTL);
+    }
+
+    public boolean dedupIsolated() {
+        return get(Settings.DEDUP_ISOLATE);
+    }
+
+    public int commitPermits() {
+        return get(Settings.COMMIT_PERMITS);
+    }
+
+    /** SQLite read connections; with an index URL, the PostgreSQL pool holds this many + 1 ({@code index.readers}). */
+    public int readConnections() {
+        return get(Settings.INDEX_READERS);
+    }
+
+    public int answerWriters() {
+        return get(Settings.ANSWER_WRITERS);
+    }
+
+    public boolean metrics() {
+        return get(Settings.METRICS);
+    }
+
+    /** Where the index and the blobs live when not in the data dir (several nodes). */
+    public Storage storage() {
+        return new Storage(get(Settings.INDEX_URL), get(Settings.BUCKET_URL), get(Settings.S3_ENDPOINT),
+                get(Settings.S3_REGION));
+    }
+
+    public Connections connections() {
+        return new Connections(get(Settings.HEAD_TIMEOUT), get(Settings.IDLE_TIMEOUT), get(Settings.ADDRESS_CONNECTIONS),
+                get(Settings.SHUTDOWN_GRACE));
+    }
+
+    /** Token lifetimes and the external issuers whose tokens are accepted. */
+    public AuthConfig auth() {
+        return new AuthConfig(get(Settings.AUTH_MAX_LIFETIME), get(Settings.AUTH_CLOCK_SKEW), get(Settings.AUTH_ISSUERS));
+    }
 
     /**
      * The connection defences (docs/DESIGN.md, "Limits and defences").
@@ -44,8 +150,8 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
      * @param shutdownGrace after a SIGTERM, how long requests in flight may take to finish before the server exits
      */
     public record Connections(Duration headerTimeout, Duration idleTimeout, int perAddress, Duration shutdownGrace) {
-        public static final Connections DEFAULTS = new Connections(Duration.ofSeconds(10), Duration.ofSeconds(90), 0,
-                Duration.ofSeconds(30));
+        public static final Connections DEFAULTS = new Connections(Settings.HEAD_TIMEOUT.fallback(),
+                Settings.IDLE_TIMEOUT.fallback(), Settings.ADDRESS_CONNECTIONS.fallback(), Settings.SHUTDOWN_GRACE.fallback());
 
         public Connections(Duration headerTimeout, Duration idleTimeout, int perAddress) {
             this(headerTimeout, idleTimeout, perAddress, DEFAULTS.shutdownGrace());
@@ -61,7 +167,7 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
      * @param s3Region   the S3 region
      */
     public record Storage(String indexUrl, String bucketUrl, String s3Endpoint, String s3Region) {
-        public static final Storage EMBEDDED = new Storage("", "", "", "us-east-1");
+        public static final Storage EMBEDDED = new Storage("", "", "", Settings.S3_REGION.fallback());
 
         public Storage {
             if (!indexUrl.isEmpty() && !indexUrl.startsWith("jdbc:postgresql://")) {
@@ -87,12 +193,6 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
         }
     }
 
-    public static ServerConfig defaults(Path dataDir) {
-        return new ServerConfig("0.0.0.0", 8080, dataDir, "", 4096, Duration.ofSeconds(20), 0, Duration.ofHours(1), false,
-                4 * Runtime.getRuntime().availableProcessors(), Math.max(4, 2 * Runtime.getRuntime().availableProcessors()),
-                Runtime.getRuntime().availableProcessors(), true, Storage.EMBEDDED, Connections.DEFAULTS, AuthConfig.DEFAULTS);
-    }
-
     /** A configuration value that cannot be used; the message names the key, its variable and what is wrong. */
     public static final class BadValue extends IllegalArgumentException {
         public BadValue(String key, String value, String problem) {
@@ -101,98 +201,7 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
     }
 
     static String envName(String key) {
-        return "OPENXET_" + key.toUpperCase(java.util.Locale.ROOT).replace('.', '_');
-    }
-
-    /**
-     * Reads {@code openxet.*} from env and an optional YAML file over the defaults; flags are applied by the caller.
-     * A value that cannot be used is refused with {@link BadValue}, never replaced by a default behind the operator's
-     * back; a missing or unreadable file is refused too.
-     */
-    public static ServerConfig load(Path yamlFile) {
-        // Sources added first win: the environment overrides the file.
-        Config.Builder builder = Config.builder().disableSystemPropertiesSource().disableEnvironmentVariablesSource()
-                .addSource(ConfigSources.environmentVariables());
-        if (yamlFile != null) {
-            if (!java.nio.file.Files.isReadable(yamlFile)) {
-                throw new IllegalArgumentException("configuration file " + yamlFile + " does not exist or is not readable");
-            }
-            builder.addSource(ConfigSources.file(yamlFile).build());
-        }
-        Config c = builder.build().get("openxet");
-        ServerConfig d = defaults(Path.of("data"));
-        int permits = integer(c, "commit.permits", 0, 0, Integer.MAX_VALUE);
-        int writers = integer(c, "answer.writers", 0, 0, Integer.MAX_VALUE);
-        return new ServerConfig(
-                c.get("host").asString().orElse(d.host()),
-                integer(c, "port", d.port(), 0, 65535),
-                Path.of(c.get("data").asString().orElse("data")),
-                c.get("public.url").asString().orElse(""),
-                integer(c, "upload.floor", d.uploadFloor(), 0, Long.MAX_VALUE),
-                duration(c, "upload.window", d.uploadWindow()),
-                integer(c, "upload.memory", 0, 0, Long.MAX_VALUE),
-                duration(c, "urls.ttl", d.urlTtl()),
-                bool(c, "dedup.isolate", false),
-                permits > 0 ? permits : d.commitPermits(),
-                integer(c, "index.readers", d.readConnections(), 1, 1024),
-                writers > 0 ? writers : d.answerWriters(),
-                bool(c, "metrics", d.metrics()),
-                new Storage(string(c, "index.url"), string(c, "bucket.url"), string(c, "s3.endpoint"),
-                        c.get("s3.region").asString().map(String::trim).orElse(Storage.EMBEDDED.s3Region())),
-                new Connections(duration(c, "head.timeout", Connections.DEFAULTS.headerTimeout()),
-                        duration(c, "idle.timeout", Connections.DEFAULTS.idleTimeout()),
-                        integer(c, "address.connections", 0, 0, Integer.MAX_VALUE),
-                        duration(c, "shutdown.grace", Connections.DEFAULTS.shutdownGrace())),
-                AuthConfig.load(c.get("auth")));
-    }
-
-    static String string(Config c, String key) {
-        return c.get(key).asString().map(String::trim).orElse("");
-    }
-
-    private static int integer(Config c, String key, int fallback, int min, int max) {
-        return (int) integer(c, key, (long) fallback, min, max);
-    }
-
-    private static long integer(Config c, String key, long fallback, long min, long max) {
-        var raw = c.get(key).asString();
-        if (raw.isEmpty()) return fallback;
-        String v = raw.get().trim();
-        long n;
-        try {
-            n = Long.parseLong(v);
-        } catch (NumberFormatException e) {
-            throw new BadValue(key, v, "not a whole number");
-        }
-        if (n < min || n > max) {
-            throw new BadValue(key, v, "must be between " + min + " and " + max);
-        }
-        return n;
-    }
-
-    private static boolean bool(Config c, String key, boolean fallback) {
-        var raw = c.get(key).asString();
-        if (raw.isEmpty()) return fallback;
-        String v = raw.get().trim();
-        if (v.equalsIgnoreCase("true")) return true;
-        if (v.equalsIgnoreCase("false")) return false;
-        throw new BadValue(key, v, "must be true or false");
-    }
-
-    static Duration duration(Config c, String key, Duration fallback) {
-        var raw = c.get(key).asString();
-        if (raw.isEmpty()) return fallback;
-        String v = raw.get().trim();
-        Duration parsed;
-        try {
-            parsed = parseDuration(v);
-        } catch (IllegalArgumentException | java.time.format.DateTimeParseException e) {
-            throw new BadValue(key, v, "not a duration (e.g. 90s, 20m, 1h, 7d, or ISO-8601 PT1H)");
-        }
-        if (parsed.isNegative() || parsed.isZero()) {
-            throw new BadValue(key, v, "must be longer than zero");
-        }
-        return parsed;
+        return Setting.envName(key);
     }
 
     /** A duration as the configuration writes it: {@code 90s}, {@code 20m}, {@code 1h} or {@code 7d}. */
@@ -222,68 +231,102 @@ public record ServerConfig(String host, int port, Path dataDir, String publicUrl
     }
 
     public ServerConfig withPort(int p) {
-        return new ServerConfig(host, p, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections, auth);
+        return with(Settings.PORT, p);
     }
 
     public ServerConfig withHost(String h) {
-        return new ServerConfig(h, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections, auth);
+        return with(Settings.HOST, h);
     }
 
     public ServerConfig withDataDir(Path d) {
-        return new ServerConfig(host, port, d, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections, auth);
+        return with(Settings.DATA, d);
     }
 
     public ServerConfig withPublicUrl(String u) {
-        return new ServerConfig(host, port, dataDir, u, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections, auth);
+        return with(Settings.PUBLIC_URL, u);
     }
 
     public ServerConfig withUpload(long floor, Duration window) {
-        return new ServerConfig(host, port, dataDir, publicUrl, floor, window, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections, auth);
+        return with(Settings.UPLOAD_FLOOR, floor).with(Settings.UPLOAD_WINDOW, window);
     }
 
     public ServerConfig withUrlTtl(Duration ttl) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, ttl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections, auth);
+        return with(Settings.URLS_TTL, ttl);
     }
 
     public ServerConfig withDedupIsolated(boolean isolated) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, isolated, commitPermits, readConnections, answerWriters, metrics, storage, connections, auth);
+        return with(Settings.DEDUP_ISOLATE, isolated);
     }
 
     public ServerConfig withAnswerWriters(int writers) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, writers, metrics, storage, connections, auth);
+        return with(Settings.ANSWER_WRITERS, writers);
     }
 
     public ServerConfig withMetrics(boolean on) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, on, storage, connections, auth);
-    }
-
-    public ServerConfig withStorage(Storage s) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, s, connections, auth);
-    }
-
-    public ServerConfig withConnections(Connections c) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, c, auth);
-    }
-
-    public ServerConfig withAuth(AuthConfig a) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, commitPermits, readConnections, answerWriters, metrics, storage, connections, a);
+        return with(Settings.METRICS, on);
     }
 
     public ServerConfig withCommitPermits(int permits) {
-        return new ServerConfig(host, port, dataDir, publicUrl, uploadFloor, uploadWindow, uploadMemory, urlTtl, dedupIsolated, permits, readConnections, answerWriters, metrics, storage, connections, auth);
+        return with(Settings.COMMIT_PERMITS, permits);
     }
 
-    /** The effective configuration as printed at start-up (no secrets: keys live in the data dir, and the index URL's query is left out). */
+    public ServerConfig withStorage(Storage s) {
+        return with(Settings.INDEX_URL, s.indexUrl()).with(Settings.BUCKET_URL, s.bucketUrl())
+                .with(Settings.S3_ENDPOINT, s.s3Endpoint()).with(Settings.S3_REGION, s.s3Region());
+    }
+
+    public ServerConfig withConnections(Connections c) {
+        return with(Settings.HEAD_TIMEOUT, c.headerTimeout()).with(Settings.IDLE_TIMEOUT, c.idleTimeout())
+                .with(Settings.ADDRESS_CONNECTIONS, c.perAddress()).with(Settings.SHUTDOWN_GRACE, c.shutdownGrace());
+    }
+
+    public ServerConfig withAuth(AuthConfig a) {
+        return with(Settings.AUTH_MAX_LIFETIME, a.maxLifetime()).with(Settings.AUTH_CLOCK_SKEW, a.clockSkew())
+                .with(Settings.AUTH_ISSUERS, a.issuers());
+    }
+
+    /**
+     * The effective configuration as printed at start-up, every setting as {@code key=value}: no secrets (keys live in
+     * the data dir, and the index URL's query, which may carry a password, is left out).
+     */
     public String describe() {
-        return "host=" + host + " port=" + port + " data=" + dataDir.toAbsolutePath() + " public.url="
-                + (publicUrl.isEmpty() ? "(http://<host>:<port>)" : publicUrl) + " upload.floor=" + uploadFloor + "B/s"
-                + " upload.window=" + uploadWindow.toSeconds() + "s upload.memory="
-                + (uploadMemory == 0 ? "(half the heap)" : uploadMemory + "B") + " urls.ttl=" + urlTtl.toSeconds() + "s dedup.isolate="
-                + dedupIsolated + " commit.permits=" + commitPermits + " index.readers=" + readConnections
-                + " answer.writers=" + answerWriters + " metrics=" + metrics + " head.timeout="
-                + connections.headerTimeout().toSeconds() + "s idle.timeout=" + connections.idleTimeout().toSeconds()
-                + "s address.connections=" + (connections.perAddress() == 0 ? "(a quarter of the cap)" : connections.perAddress())
-                + " shutdown.grace=" + connections.shutdownGrace().toSeconds() + "s " + storage.describe() + " "
-                + auth.describe();
+        StringBuilder b = new StringBuilder();
+        for (Setting<?> s : Settings.ALL) {
+            if (!b.isEmpty()) b.append(' ');
+            b.append(s.key()).append('=').append(shown(s, values.get(s)));
+        }
+        return b.toString();
+    }
+
+    private static String shown(Setting<?> s, Object value) {
+        if (s == Settings.INDEX_URL) {
+            String url = (String) value;
+            int q = url.indexOf('?');
+            return url.isEmpty() ? "(sqlite in data dir)" : q < 0 ? url : url.substring(0, q) + "?…";
+        }
+        if (s == Settings.AUTH_ISSUERS) {
+            return ((List<?>) value).stream().map(i -> ((AuthConfig.Issuer) i).issuer()).toList().toString();
+        }
+        if (s == Settings.DATA) return ((Path) value).toAbsolutePath().toString();
+        if (value instanceof Duration d) return describe(d);
+        // A 0 or empty default the README describes in words (half the heap, empty: AWS) says so instead.
+        boolean blank = value.equals(0) || value.equals(0L) || "".equals(value);
+        if (blank && value.equals(s.fallback()) && !s.defaultText().startsWith("`")) return "(" + s.defaultText().replace("`", "") + ")";
+        return String.valueOf(value);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ServerConfig other && values.equals(other.values);
+    }
+
+    @Override
+    public int hashCode() {
+        return values.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return describe();
     }
 }
