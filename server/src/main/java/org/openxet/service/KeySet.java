@@ -66,8 +66,9 @@ public final class KeySet {
         }
     }
 
-    private record Snapshot(Map<String, Key> byKid, Key tokenSigner, Key urlSigner, List<byte[]> urlKeys,
-                            String publicJwks) {
+    /** The keys as read ({@code stored}), and what signs and verifies with them. */
+    private record Snapshot(List<StoredKey> stored, Map<String, Key> byKid, Key tokenSigner, Key urlSigner,
+                            List<byte[]> urlKeys, String publicJwks) {
     }
 
     private final AuthStore store;
@@ -80,8 +81,7 @@ public final class KeySet {
         this.legacyTokenKid = legacyTokenKid;
         this.clock = clock;
         Snapshot first = snapshot(keys);
-        this.copy = new RefreshedCopy<>("signing keys", store == null ? () -> first : () -> snapshot(store.keys()), first,
-                MISS_REFRESH);
+        this.copy = new RefreshedCopy<>("signing keys", store == null ? () -> first : this::readStore, first, MISS_REFRESH);
     }
 
     /** The set of two keys only, no store (tools and tests that sign with a data dir's secrets.properties). */
@@ -241,18 +241,25 @@ public final class KeySet {
         }
     }
 
+    /** The store's keys, a new snapshot only when they changed: most re-reads find the same keys. */
+    private Snapshot readStore() throws IndexException {
+        List<StoredKey> keys = store.keys();
+        Snapshot last = copy.last();
+        return keys.equals(last.stored()) ? last : snapshot(keys);
+    }
+
     private static Snapshot snapshot(List<StoredKey> keys) {
         Map<String, Key> byKid = new LinkedHashMap<>();
         Key tokenSigner = null;
         Key urlSigner = null;
         List<JWK> published = new ArrayList<>();
         for (StoredKey k : keys) {
-            Key key = key(k);
+            JWK jwk = parse(k);
+            Key key = key(k, jwk);
             byKid.put(k.kid(), key);
             if (k.retired()) continue;
             if (k.use().equals(StoredKey.TOKEN)) {
                 if (tokenSigner == null || newer(k, tokenSigner.stored())) tokenSigner = key;
-                JWK jwk = parse(k);
                 if (!(jwk instanceof OctetSequenceKey)) published.add(jwk.toPublicJWK());
             } else if (newer(k, urlSigner == null ? null : urlSigner.stored())) {
                 urlSigner = key;
@@ -266,7 +273,7 @@ public final class KeySet {
         for (Key key : byKid.values()) {
             if (key != urlSigner && key.urlKey() != null && !key.stored().retired()) urlKeys.add(key.urlKey());
         }
-        return new Snapshot(Map.copyOf(byKid), tokenSigner, urlSigner, List.copyOf(urlKeys),
+        return new Snapshot(List.copyOf(keys), Map.copyOf(byKid), tokenSigner, urlSigner, List.copyOf(urlKeys),
                 new JWKSet(published).toString(true));
     }
 
@@ -274,8 +281,7 @@ public final class KeySet {
         return b == null || a.createdAt() > b.createdAt() || (a.createdAt() == b.createdAt() && a.kid().compareTo(b.kid()) > 0);
     }
 
-    private static Key key(StoredKey k) {
-        JWK jwk = parse(k);
+    private static Key key(StoredKey k, JWK jwk) {
         try {
             if (k.use().equals(StoredKey.URL)) {
                 return new Key(k, null, null, ((OctetSequenceKey) jwk).toByteArray());

@@ -33,6 +33,11 @@ final class RefreshedCopy<T> {
         this.readAt = first == null ? System.nanoTime() - Duration.ofDays(1).toNanos() : System.nanoTime();
     }
 
+    /** The copy as it is, never read again (for a source that keeps what did not change). */
+    T last() {
+        return value;
+    }
+
     /** The copy, read again first if it is older than {@code maxAge}. */
     T get(Duration maxAge) {
         if (System.nanoTime() - readAt >= maxAge.toNanos()) {

@@ -196,12 +196,8 @@ public final class ServerConfig {
     /** A configuration value that cannot be used; the message names the key, its variable and what is wrong. */
     public static final class BadValue extends IllegalArgumentException {
         public BadValue(String key, String value, String problem) {
-            super("openxet." + key + " (" + envName(key) + ") = '" + value + "': " + problem);
+            super("openxet." + key + " (" + Setting.envName(key) + ") = '" + value + "': " + problem);
         }
-    }
-
-    static String envName(String key) {
-        return Setting.envName(key);
     }
 
     /** A duration as the configuration writes it: {@code 90s}, {@code 20m}, {@code 1h} or {@code 7d}. */

@@ -122,19 +122,21 @@ public final class Tokens {
             throw new AuthException("missing bearer token", false);
         }
         Verified v = verified.get(token);
-        if (v == null || !stillStands(v)) {
-            if (v != null) verified.remove(token);
-            v = verifyFully(token);
-            // Bounded: only tokens that verified get here, and a client sends one token for an hour of requests.
-            if (verified.size() >= VERIFIED_CAPACITY) verified.clear();
-            verified.put(token, v);
+        if (v != null && stillStands(v)) {
+            try {
+                return new Grant(v.scope(), v.access(), lifetime(v.exp(), v.nbf()));
+            } catch (AuthException e) {
+                verified.remove(token);
+                throw e;
+            }
         }
-        try {
-            return new Grant(v.scope(), v.access(), lifetime(v.exp(), v.nbf()));
-        } catch (AuthException e) {
-            verified.remove(token);
-            throw e;
-        }
+        if (v != null) verified.remove(token);
+        v = verifyFully(token);
+        Grant grant = new Grant(v.scope(), v.access(), lifetime(v.exp(), v.nbf()));
+        // Bounded: only tokens that verified get here, and a client sends one token for an hour of requests.
+        if (verified.size() >= VERIFIED_CAPACITY) verified.clear();
+        verified.put(token, v);
+        return grant;
     }
 
     /**
@@ -175,7 +177,6 @@ public final class Tokens {
             throw new AuthException(iss == null ? "token names no issuer" : "token issuer '" + iss + "' is not trusted", false);
         }
         Grant grant = issuer.verify(jwt, c);
-        lifetime(c.getExpirationTime(), c.getNotBeforeTime());
         return new Verified(grant.scope(), grant.access(), c.getExpirationTime(), c.getNotBeforeTime(), issuer, kid, null, 0);
     }
 
@@ -211,7 +212,6 @@ public final class Tokens {
                 throw new AuthException("token of user '" + c.getSubject() + "' was revoked", false);
             }
         }
-        lifetime(c.getExpirationTime(), c.getNotBeforeTime());
         return new Grant(repo, level, 0);
     }
 

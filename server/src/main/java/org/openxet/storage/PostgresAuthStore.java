@@ -30,7 +30,7 @@ final class PostgresAuthStore implements AuthStore {
                     "SELECT name, token_sha256, repos, access, generation, revoked FROM users ORDER BY name")) {
                 return rows.map(r -> new StoredUser(r.column("name").getString(), r.column("token_sha256").getString(),
                         List.of(r.column("repos").getString().split("\n")), r.column("access").getString(),
-                        number(r, "generation"), r.column("revoked").get(Boolean.class))).toList();
+                        PostgresIndex.number(r, "generation"), r.column("revoked").get(Boolean.class))).toList();
             }
         });
     }
@@ -57,8 +57,8 @@ final class PostgresAuthStore implements AuthStore {
             try (Stream<DbRow> rows = db.execute().query(
                     "SELECT kid, use, algorithm, secret, created_at, retired_at FROM signing_keys ORDER BY created_at, kid")) {
                 return rows.map(r -> new StoredKey(r.column("kid").getString(), r.column("use").getString(),
-                        r.column("algorithm").getString(), r.column("secret").getString(), number(r, "created_at"),
-                        number(r, "retired_at"))).toList();
+                        r.column("algorithm").getString(), r.column("secret").getString(), PostgresIndex.number(r, "created_at"),
+                        PostgresIndex.number(r, "retired_at"))).toList();
             }
         });
     }
@@ -77,9 +77,5 @@ final class PostgresAuthStore implements AuthStore {
         } catch (DbClientException e) {
             throw new IndexException("index " + what + " failed (" + where + "): " + PostgresIndex.rootMessage(e), e);
         }
-    }
-
-    private static long number(DbRow row, String column) {
-        return row.column(column).get(Number.class).longValue();
     }
 }

@@ -354,7 +354,7 @@ public final class PostgresIndex implements Index, SharedIndex {
         return System.currentTimeMillis() / 1000;
     }
 
-    private static long number(DbRow row, String column) {
+    static long number(DbRow row, String column) {
         return row.column(column).get(Number.class).longValue();
     }
 
