@@ -35,7 +35,7 @@ final class Stages {
     static Map<String, Object> breakdown(Services services, String base, MerkleHash id, String scope, int reps,
                                          double httpMedianMs, String label) throws Exception {
         ReconstructionPlanner planner = new ReconstructionPlanner(services.index());
-        SignedUrls urls = new SignedUrls(services.secrets().urlKey(), services.config().urlTtl().toSeconds(),
+        SignedUrls urls = new SignedUrls(services.secrets().urlKey(), services.config().urlsTtl().toSeconds(),
                 services.clock());
         JsonBytes memory = new JsonBytes(null, 64 << 20);
         JsonBytes signed = new JsonBytes(null, 64 * 1024);

@@ -63,7 +63,7 @@ final class DedupRoutes {
 
     private void answer(ServerRequest req, ServerResponse res, Grant grant, MerkleHash chunk) throws Exception {
         List<XorbLayout> layouts = services.index().dedup(chunk,
-                services.config().dedupIsolated() ? grant.scope() : null, MAX_XORBS);
+                services.config().dedupIsolate() ? grant.scope() : null, MAX_XORBS);
         if (layouts.isEmpty()) {
             throw HttpError.notFound("chunk " + chunk + " is not in the global dedup index");
         }

@@ -42,7 +42,7 @@ public final class OpenxetServer {
                 services.config().uploadWindow());
         new XorbRoutes(services, bodies, budget, metrics).register(routes);
         new ShardRoutes(services, bodies, budget, metrics).register(routes);
-        SignedUrls urls = new SignedUrls(services.keys(), services.config().urlTtl().toSeconds(), services.clock());
+        SignedUrls urls = new SignedUrls(services.keys(), services.config().urlsTtl().toSeconds(), services.clock());
         new ReconstructionRoutes(services, urls).register(routes);
         new FetchRoutes(services, urls, metrics).register(routes);
         new DedupRoutes(services).register(routes);
@@ -89,8 +89,8 @@ public final class OpenxetServer {
     static WebServer start(Services services, int maxConnections) {
         var config = services.config();
         var connections = config.connections();
-        ConnectionGuard guard = new ConnectionGuard(connections.headerTimeout(),
-                connections.perAddress() > 0 ? connections.perAddress() : Math.max(1, maxConnections / 4));
+        ConnectionGuard guard = new ConnectionGuard(connections.headTimeout(),
+                connections.addressConnections() > 0 ? connections.addressConnections() : Math.max(1, maxConnections / 4));
         LOG.info("accepting at most " + maxConnections + " connections at once, " + guard.perAddress()
                 + " from one client address");
         Http1Config http1 = Http1Config.builder()

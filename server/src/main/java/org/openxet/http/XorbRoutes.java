@@ -65,7 +65,7 @@ final class XorbRoutes {
         MerkleHash hash = hashParam(req, "hash");
         Optional<Long> size = services.index().xorb(hash).map(x -> x.storedBytes());
         // With dedup isolation a scope learns of no content it did not register itself, as for /v1/chunks.
-        if (size.isPresent() && services.config().dedupIsolated() && !services.index().xorbListedIn(hash, grant.scope())) {
+        if (size.isPresent() && services.config().dedupIsolate() && !services.index().xorbListedIn(hash, grant.scope())) {
             size = Optional.empty();
         }
         if (size.isEmpty()) {

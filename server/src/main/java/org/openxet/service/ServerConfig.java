@@ -99,11 +99,11 @@ public final class ServerConfig {
         return get(Settings.UPLOAD_MEMORY);
     }
 
-    public Duration urlTtl() {
+    public Duration urlsTtl() {
         return get(Settings.URLS_TTL);
     }
 
-    public boolean dedupIsolated() {
+    public boolean dedupIsolate() {
         return get(Settings.DEDUP_ISOLATE);
     }
 
@@ -112,7 +112,7 @@ public final class ServerConfig {
     }
 
     /** SQLite read connections; with an index URL, the PostgreSQL pool holds this many + 1 ({@code index.readers}). */
-    public int readConnections() {
+    public int indexReaders() {
         return get(Settings.INDEX_READERS);
     }
 
@@ -143,18 +143,20 @@ public final class ServerConfig {
     /**
      * The connection defences (docs/DESIGN.md, "Limits and defences").
      *
-     * @param headerTimeout longest a connection may take from its opening (or, kept alive, from its next request line)
-     *                      to the end of its request head; then it is closed
-     * @param idleTimeout   longest a kept-alive connection may wait for its next request
-     * @param perAddress    connections one client address may hold at once; 0 = a quarter of the server's connection cap
-     * @param shutdownGrace after a SIGTERM, how long requests in flight may take to finish before the server exits
+     * @param headTimeout        ({@code head.timeout}) longest a connection may take from its opening (or, kept alive,
+     *                           from its next request line) to the end of its request head; then it is closed
+     * @param idleTimeout        ({@code idle.timeout}) longest a kept-alive connection may wait for its next request
+     * @param addressConnections ({@code address.connections}) connections one client address may hold at once; 0 = a
+     *                           quarter of the server's connection cap
+     * @param shutdownGrace      ({@code shutdown.grace}) after a SIGTERM, how long requests in flight may take to finish
+     *                           before the server exits
      */
-    public record Connections(Duration headerTimeout, Duration idleTimeout, int perAddress, Duration shutdownGrace) {
+    public record Connections(Duration headTimeout, Duration idleTimeout, int addressConnections, Duration shutdownGrace) {
         public static final Connections DEFAULTS = new Connections(Settings.HEAD_TIMEOUT.fallback(),
                 Settings.IDLE_TIMEOUT.fallback(), Settings.ADDRESS_CONNECTIONS.fallback(), Settings.SHUTDOWN_GRACE.fallback());
 
-        public Connections(Duration headerTimeout, Duration idleTimeout, int perAddress) {
-            this(headerTimeout, idleTimeout, perAddress, DEFAULTS.shutdownGrace());
+        public Connections(Duration headTimeout, Duration idleTimeout, int addressConnections) {
+            this(headTimeout, idleTimeout, addressConnections, DEFAULTS.shutdownGrace());
         }
     }
 
@@ -246,11 +248,11 @@ public final class ServerConfig {
         return with(Settings.UPLOAD_FLOOR, floor).with(Settings.UPLOAD_WINDOW, window);
     }
 
-    public ServerConfig withUrlTtl(Duration ttl) {
+    public ServerConfig withUrlsTtl(Duration ttl) {
         return with(Settings.URLS_TTL, ttl);
     }
 
-    public ServerConfig withDedupIsolated(boolean isolated) {
+    public ServerConfig withDedupIsolate(boolean isolated) {
         return with(Settings.DEDUP_ISOLATE, isolated);
     }
 
@@ -272,8 +274,8 @@ public final class ServerConfig {
     }
 
     public ServerConfig withConnections(Connections c) {
-        return with(Settings.HEAD_TIMEOUT, c.headerTimeout()).with(Settings.IDLE_TIMEOUT, c.idleTimeout())
-                .with(Settings.ADDRESS_CONNECTIONS, c.perAddress()).with(Settings.SHUTDOWN_GRACE, c.shutdownGrace());
+        return with(Settings.HEAD_TIMEOUT, c.headTimeout()).with(Settings.IDLE_TIMEOUT, c.idleTimeout())
+                .with(Settings.ADDRESS_CONNECTIONS, c.addressConnections()).with(Settings.SHUTDOWN_GRACE, c.shutdownGrace());
     }
 
     public ServerConfig withAuth(AuthConfig a) {

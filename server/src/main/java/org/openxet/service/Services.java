@@ -55,7 +55,7 @@ public final class Services implements AutoCloseable {
     public static Services open(ServerConfig config) throws IOException, IndexException {
         Path data = config.dataDir();
         Secrets secrets = Secrets.loadOrCreate(data);
-        Index index = openIndex(config, config.readConnections());
+        Index index = openIndex(config, config.indexReaders());
         Bucket bucket;
         Users users;
         KeySet keys;

@@ -40,7 +40,7 @@ public final class SqliteIndex implements Index {
     private final BlockingQueue<Connection> readers;
     private final List<Connection> readerConnections = new ArrayList<>();
 
-    public SqliteIndex(Path file, int readConnections) throws IndexException {
+    public SqliteIndex(Path file, int readerCount) throws IndexException {
         try {
             OwnerOnly.directories(file.toAbsolutePath().getParent());
             url = "jdbc:sqlite:" + file.toAbsolutePath();
@@ -49,8 +49,8 @@ public final class SqliteIndex implements Index {
             OwnerOnly.restrict(file);
             Migrations.apply(writer, "sqlite", Migrations.SQLITE);
             writer.setAutoCommit(false);
-            readers = new ArrayBlockingQueue<>(readConnections);
-            for (int i = 0; i < readConnections; i++) {
+            readers = new ArrayBlockingQueue<>(readerCount);
+            for (int i = 0; i < readerCount; i++) {
                 Connection c = open(url, true);
                 readerConnections.add(c);
                 readers.add(c);

@@ -45,7 +45,7 @@ class DeployFilesTest {
         ServerConfig c = ServerConfig.load(DEPLOY.resolve("openxet.yaml"));
         assertEquals(8080, c.port());
         assertEquals("https://cas.example.org", c.publicUrl());
-        assertEquals(1024, c.connections().perAddress());
+        assertEquals(1024, c.connections().addressConnections());
         assertEquals(Duration.ofSeconds(30), c.connections().shutdownGrace());
         assertEquals("", c.storage().indexUrl(), "shared storage is commented out");
     }

@@ -60,7 +60,7 @@ class DedupRoutesTest {
 
     @Test
     void withIsolationOnlyTheUploadingScopeGetsDedupAnswers() throws Exception {
-        try (TestServer s = new TestServer(c -> c.withDedupIsolated(true))) {
+        try (TestServer s = new TestServer(c -> c.withDedupIsolate(true))) {
             UploadPathTest.uploadScenario(s, "single-r3m", s.writeToken());
             assertEquals(200, s.get("/v1/chunks/default/" + FIRST_CHUNK, s.token("user/repo", Access.READ)).statusCode());
             HttpResponse<String> other = s.get("/v1/chunks/default/" + FIRST_CHUNK, s.token("other/repo", Access.READ));

@@ -121,8 +121,8 @@ class ServerConfigTest {
         assertEquals(1024, c.uploadFloor());
         assertEquals(Duration.ofSeconds(45), c.uploadWindow());
         assertEquals(256L << 20, c.uploadMemory());
-        assertEquals(Duration.ofHours(2), c.urlTtl());
-        assertEquals(true, c.dedupIsolated());
+        assertEquals(Duration.ofHours(2), c.urlsTtl());
+        assertEquals(true, c.dedupIsolate());
         assertEquals(3, c.commitPermits());
         assertEquals(1, c.answerWriters());
         assertEquals(false, c.metrics());
@@ -135,7 +135,7 @@ class ServerConfigTest {
         ServerConfig c = ServerConfig.load(null);
         assertEquals(8080, c.port());
         assertEquals(4096, c.uploadFloor());
-        assertEquals(Duration.ofHours(1), c.urlTtl());
+        assertEquals(Duration.ofHours(1), c.urlsTtl());
         assertEquals(4 * Runtime.getRuntime().availableProcessors(), c.commitPermits());
         assertEquals(Runtime.getRuntime().availableProcessors(), c.answerWriters());
         assertEquals(ServerConfig.Connections.DEFAULTS, c.connections());
@@ -174,7 +174,7 @@ class ServerConfigTest {
         Path yaml = dir.resolve("o.yaml");
         Files.writeString(yaml, "openxet:\n  urls:\n    ttl: 2h\n  upload:\n    window: 45s\n");
         ServerConfig c = ServerConfig.load(yaml);
-        assertEquals(Duration.ofHours(2), c.urlTtl());
+        assertEquals(Duration.ofHours(2), c.urlsTtl());
         assertEquals(Duration.ofSeconds(45), c.uploadWindow());
     }
 
