@@ -11,6 +11,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openxet.gates.ReconstructionFixtures;
 import org.openxet.gates.ReconstructionFixtures.Shape;
 import org.openxet.gates.ReconstructionFixtures.Xorbs;
+import org.openxet.http.AnswerFormat;
 import org.openxet.http.AnswerWriter;
 import org.openxet.http.JsonBytes;
 import org.openxet.http.ReconstructionJson;
@@ -76,7 +77,7 @@ public class ReconstructionBench {
     @Benchmark
     public int answerWriter() throws Exception {
         Plan p = planner.plan(file, null);
-        writer.writeV2(OutputStream.nullOutputStream(), p, new UrlSigner(urls, "http://127.0.0.1:8080",
+        writer.write(AnswerFormat.V2, AnswerWriter.Body.of(OutputStream.nullOutputStream()), p, new UrlSigner(urls, "http://127.0.0.1:8080",
                 ReconstructionFixtures.SCOPE, urls.expiry()));
         return p.termCount();
     }

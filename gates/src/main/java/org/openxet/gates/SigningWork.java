@@ -3,6 +3,7 @@ package org.openxet.gates;
 import org.openxet.http.JsonBytes;
 import org.openxet.http.ReconstructionJson;
 import org.openxet.http.UrlSigner;
+import org.openxet.service.FetchDescriptors;
 import org.openxet.service.ReconstructionPlanner.Plan;
 
 /**
@@ -29,7 +30,7 @@ public final class SigningWork {
         for (int x : p.xorbOrder()) {
             int[] d = p.fetch()[x];
             out.reset();
-            for (int from = 0, to; from < d.length / 4; from = to) {
+            for (int from = 0, to; from < FetchDescriptors.count(d); from = to) {
                 to = ReconstructionJson.entryEnd(d, from);
                 signer.write(out, hex[x], d, from, to);
                 n++;
@@ -44,7 +45,7 @@ public final class SigningWork {
         for (int x : p.xorbOrder()) {
             int[] d = p.fetch()[x];
             out.reset();
-            for (int k = 0; k < d.length / 4; k++) {
+            for (int k = 0; k < FetchDescriptors.count(d); k++) {
                 signer.write(out, hex[x], d, k, k + 1);
                 n++;
             }

@@ -1,5 +1,6 @@
 package org.openxet.gates;
 
+import org.openxet.http.AnswerFormat;
 import org.openxet.http.AnswerWriter;
 import org.openxet.http.JsonBytes;
 import org.openxet.http.ReconstructionJson;
@@ -81,7 +82,7 @@ final class Stages {
                     r.getBytes(4);
                 }
                 long t5 = System.nanoTime();
-                writer.writeV2(discard, p, new UrlSigner(urls, base, scope, urls.expiry()));
+                writer.write(AnswerFormat.V2, AnswerWriter.Body.of(discard), p, new UrlSigner(urls, base, scope, urls.expiry()));
                 long t6 = System.nanoTime();
                 long measured = ReconstructionJson.measureV2(p, new UrlSigner(urls, base, scope, urls.expiry()));
                 long t7 = System.nanoTime();

@@ -4,11 +4,12 @@ import org.junit.jupiter.api.Test;
 import org.openxet.gates.ReconstructionFixtures.Shape;
 import org.openxet.gates.ReconstructionFixtures.Xorbs;
 import org.openxet.gates.ShardFixtures.RealXorb;
-import org.openxet.service.ReconstructionPlanner;
+import org.openxet.service.FetchDescriptors;
 import org.openxet.service.ReconstructionPlanner.Plan;
+import org.openxet.service.ReconstructionPlanner;
 import org.openxet.service.ServerConfig;
-import org.openxet.service.ShardRegistration;
 import org.openxet.service.Services;
+import org.openxet.service.ShardRegistration;
 import org.openxet.storage.FileRecord;
 
 import java.nio.file.Files;
@@ -23,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class FixturesTest {
     private static int descriptors(Plan p) {
         int n = 0;
-        for (int x : p.xorbOrder()) n += p.fetch()[x].length / 4;
+        for (int x : p.xorbOrder()) n += FetchDescriptors.count(p.fetch()[x]);
         return n;
     }
 

@@ -8,8 +8,6 @@ import java.lang.foreign.Arena;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.WritableByteChannel;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A response body of a known length written to the connection's {@link SocketChannel} from direct memory
@@ -29,9 +27,8 @@ final class ChannelBodyStream extends OutputStream implements WritableByteChanne
     static final int STAGE_BYTES = 1024 * 1024;
     /** Staging buffers kept between answers: 16 MiB of native memory at most; more concurrent answers allocate. */
     static final int POOLED = 16;
-    private static final ArrayBlockingQueue<ByteBuffer> POOL = new ArrayBlockingQueue<>(POOLED);
-    /** Pooled buffers created so far: each lives for the process, in the pool or in use. */
-    private static final AtomicInteger CREATED = new AtomicInteger();
+    private static final BufferPool<ByteBuffer> STAGES = new BufferPool<>(POOLED,
+            () -> ByteBuffer.allocateDirect(STAGE_BYTES));
 
     /** The body bytes a request sent this way, for the access log. */
     record Sent(long bytes) {
@@ -176,10 +173,7 @@ final class ChannelBodyStream extends OutputStream implements WritableByteChanne
 
     private ByteBuffer stage() {
         if (stage == null) {
-            stage = POOL.poll();
-            if (stage == null && CREATED.getAndUpdate(n -> Math.min(n + 1, POOLED)) < POOLED) {
-                stage = ByteBuffer.allocateDirect(STAGE_BYTES);
-            }
+            stage = STAGES.take();
             if (stage == null) {
                 ownStage = Arena.ofConfined();
                 stage = ownStage.allocate(STAGE_BYTES).asByteBuffer();
@@ -198,7 +192,7 @@ final class ChannelBodyStream extends OutputStream implements WritableByteChanne
             ownStage.close();
             ownStage = null;
         } else {
-            POOL.offer(stage);
+            STAGES.give(stage);
         }
         stage = null;
     }

@@ -1,8 +1,8 @@
 package org.openxet.http;
 
 import org.openxet.protocol.MerkleHash;
-import org.openxet.protocol.MerkleHashSubtree;
-import org.openxet.service.FileChunkHashes;
+import org.openxet.service.BatchPlan;
+import org.openxet.service.FetchDescriptors;
 import org.openxet.service.ReconstructionPlanner.Plan;
 import org.openxet.service.SignedUrls;
 import org.openxet.storage.FileRecord;
@@ -37,21 +37,6 @@ public final class ReconstructionJson {
     private static final byte[] V1_URL_RANGE = JsonBytes.ascii("\",\"url_range\":{\"start\":");
     private static final byte[] COLON_ARRAY = JsonBytes.ascii(":[");
     private static final byte[] END_ENTRY = JsonBytes.ascii("]}");
-    // §5.9's answer (writeChunkHashes).
-    private static final byte[] TOTAL_CHUNKS = JsonBytes.ascii("{\"totalChunks\":");
-    private static final byte[] FILE_SIZE = JsonBytes.ascii(",\"fileSize\":");
-    private static final byte[] WINDOWS = JsonBytes.ascii(",\"windows\":[");
-    private static final byte[] DIRTY_RANGE = JsonBytes.ascii("{\"dirtyByteRange\":[");
-    private static final byte[] HASH_RANGES = JsonBytes.ascii("],\"hashRanges\":[");
-    private static final byte[] NULL = JsonBytes.ascii("null");
-    private static final byte[] NODES = JsonBytes.ascii("{\"nodes\":[");
-    private static final byte[] NODE_SIZE = JsonBytes.ascii(",\"size\":");
-    private static final byte[] LEVELS = JsonBytes.ascii("],\"levels\":[");
-    private static final byte[] AT_START = JsonBytes.ascii("],\"at_start\":");
-    private static final byte[] AT_END = JsonBytes.ascii(",\"at_end\":");
-    private static final byte[] TRUE = JsonBytes.ascii("true");
-    private static final byte[] FALSE = JsonBytes.ascii("false");
-    private static final byte[] GAP_VERIFICATION = JsonBytes.ascii("],\"gapVerification\":[");
 
     private ReconstructionJson() {
     }
@@ -171,14 +156,15 @@ public final class ReconstructionJson {
     /** The v2 answer: terms, then per xorb entries of at most ~7 KiB of ranges, each entry with its own URL. */
     public static void writeV2(JsonBytes out, Plan p, UrlSigner signer) {
         byte[][] hex = xorbHex(p.file());
-        writeV2Head(out, p);
+        writeHead(out, p);
         writeTerms(out, p, termHeads(hex), p.firstTerm(), p.endTerm());
         out.raw(XORBS);
         writeXorbs(out, p, hex, signer, 0, p.xorbOrder().length);
         out.raw(CLOSE2);
     }
 
-    static void writeV2Head(JsonBytes out, Plan p) {
+    /** The answer's head in either format: the offset and the opening of the terms. */
+    static void writeHead(JsonBytes out, Plan p) {
         out.raw(OFFSET).num(p.offsetIntoFirstRange()).raw(TERMS);
     }
 
@@ -197,11 +183,12 @@ public final class ReconstructionJson {
      * their decimal ranges text stays under {@link #MAX_RANGES_TEXT}, and an entry has at least one.
      */
     public static int entryEnd(int[] d, int from) {
-        int m = d.length / 4;
+        int m = FetchDescriptors.count(d);
         int text = 0;
         int to = from;
         while (to < m && (to == from || text < MAX_RANGES_TEXT)) {
-            text += (to > from ? 1 : 0) + JsonBytes.digits(d[4 * to + 2]) + 1 + JsonBytes.digits(d[4 * to + 3] - 1L);
+            text += (to > from ? 1 : 0) + JsonBytes.digits(FetchDescriptors.byteStart(d, to)) + 1
+                    + JsonBytes.digits(FetchDescriptors.lastByte(d, to));
             to++;
         }
         return to;
@@ -214,7 +201,7 @@ public final class ReconstructionJson {
             int[] d = p.fetch()[x];
             if (i > 0) out.ch(',');
             out.ch('"').raw(hex[x]).ch('"').raw(COLON_ARRAY);
-            int m = d.length / 4;
+            int m = FetchDescriptors.count(d);
             for (int from = 0, to; from < m; from = to) {
                 to = entryEnd(d, from);
                 if (from > 0) out.ch(',');
@@ -226,13 +213,13 @@ public final class ReconstructionJson {
                     int q = out.position();
                     if (k > from) b[q++] = ',';
                     q = JsonBytes.put(b, q, CHUNKS);
-                    q = JsonBytes.putNum(b, q, d[4 * k]);
+                    q = JsonBytes.putNum(b, q, FetchDescriptors.chunkStart(d, k));
                     q = JsonBytes.put(b, q, END);
-                    q = JsonBytes.putNum(b, q, d[4 * k + 1]);
+                    q = JsonBytes.putNum(b, q, FetchDescriptors.chunkEnd(d, k));
                     q = JsonBytes.put(b, q, BYTES);
-                    q = JsonBytes.putNum(b, q, d[4 * k + 2]);
+                    q = JsonBytes.putNum(b, q, FetchDescriptors.byteStart(d, k));
                     q = JsonBytes.put(b, q, END);
-                    q = JsonBytes.putNum(b, q, d[4 * k + 3] - 1L);
+                    q = JsonBytes.putNum(b, q, FetchDescriptors.lastByte(d, k));
                     b[q++] = '}';
                     b[q++] = '}';
                     out.position(q);
@@ -264,7 +251,7 @@ public final class ReconstructionJson {
         for (int i = 0; i < p.xorbOrder().length; i++) {
             int[] d = p.fetch()[p.xorbOrder()[i]];
             n += (i > 0 ? 1 : 0) + 1 + 64 + 1 + COLON_ARRAY.length + 1;
-            int m = d.length / 4;
+            int m = FetchDescriptors.count(d);
             for (int from = 0, to = 0; from < m; from = to) {
                 // One pass per entry: where it ends (the same rule as entryEnd), its records and its URL's grant.
                 int text = 0;
@@ -272,12 +259,12 @@ public final class ReconstructionJson {
                 long records = 0;
                 long previousEnd = -1;
                 for (; to < m && (to == from || text < MAX_RANGES_TEXT); to++) {
-                    long start = d[4 * to + 2];
-                    long end = d[4 * to + 3] - 1L;
+                    long start = FetchDescriptors.byteStart(d, to);
+                    long end = FetchDescriptors.lastByte(d, to);
                     int numbers = JsonBytes.digits(start) + JsonBytes.digits(end);
                     text += (to > from ? 1 : 0) + numbers + 1;
-                    records += (to > from ? 1 : 0) + rangeFixed + JsonBytes.digits(d[4 * to])
-                            + JsonBytes.digits(d[4 * to + 1]) + numbers;
+                    records += (to > from ? 1 : 0) + rangeFixed + JsonBytes.digits(FetchDescriptors.chunkStart(d, to))
+                            + JsonBytes.digits(FetchDescriptors.chunkEnd(d, to)) + numbers;
                     grant += SignedUrls.grantRangeLength(previousEnd, start, end);
                     previousEnd = end;
                 }
@@ -325,12 +312,13 @@ public final class ReconstructionJson {
         int recordFixed = V1_RANGE.length + END.length + V1_URL.length + V1_URL_RANGE.length + END.length + CLOSE2.length;
         for (int i = 0; i < p.xorbOrder().length; i++) {
             int[] d = p.fetch()[p.xorbOrder()[i]];
-            int m = d.length / 4;
+            int m = FetchDescriptors.count(d);
             n += (i > 0 ? 1 : 0) + 1 + 64 + 1 + COLON_ARRAY.length + 1 + Math.max(0, m - 1);
             for (int k = 0; k < m; k++) {
-                long start = d[4 * k + 2];
-                long end = d[4 * k + 3] - 1L;
-                n += recordFixed + JsonBytes.digits(d[4 * k]) + JsonBytes.digits(d[4 * k + 1])
+                long start = FetchDescriptors.byteStart(d, k);
+                long end = FetchDescriptors.lastByte(d, k);
+                n += recordFixed + JsonBytes.digits(FetchDescriptors.chunkStart(d, k))
+                        + JsonBytes.digits(FetchDescriptors.chunkEnd(d, k))
                         + signer.urlLength(SignedUrls.grantRangeLength(-1, start, end))
                         + JsonBytes.digits(start) + JsonBytes.digits(end);
             }
@@ -341,7 +329,7 @@ public final class ReconstructionJson {
     /** The v1 answer: one fetch_info entry (and URL) per merged range. */
     public static void writeV1(JsonBytes out, Plan p, UrlSigner signer) {
         byte[][] hex = xorbHex(p.file());
-        out.raw(OFFSET).num(p.offsetIntoFirstRange()).raw(TERMS);
+        writeHead(out, p);
         writeTerms(out, p, hex);
         out.raw(FETCH_INFO);
         writeFetchInfo(out, p.xorbOrder(), p.fetch(), hex, signer);
@@ -365,49 +353,37 @@ public final class ReconstructionJson {
             int[] d = fetch[x];
             if (i > 0) out.ch(',');
             out.ch('"').raw(hex[x]).ch('"').raw(COLON_ARRAY);
-            for (int k = 0; k < d.length / 4; k++) {
+            for (int k = 0; k < FetchDescriptors.count(d); k++) {
                 if (k > 0) out.ch(',');
-                out.raw(V1_RANGE).num(d[4 * k]).raw(END).num(d[4 * k + 1]).raw(V1_URL);
+                out.raw(V1_RANGE).num(FetchDescriptors.chunkStart(d, k)).raw(END).num(FetchDescriptors.chunkEnd(d, k))
+                        .raw(V1_URL);
                 signer.write(out, hex[x], d, k, k + 1);
-                out.raw(V1_URL_RANGE).num(d[4 * k + 2]).raw(END).num(d[4 * k + 3] - 1L).raw(CLOSE2);
+                out.raw(V1_URL_RANGE).num(FetchDescriptors.byteStart(d, k)).raw(END)
+                        .num(FetchDescriptors.lastByte(d, k)).raw(CLOSE2);
             }
             out.ch(']');
         }
     }
 
-    /** §5.9's answer: camelCase fields, each gap tree in serde's human-readable form (snake_case), an empty gap null. */
-    static void writeChunkHashes(JsonBytes out, FileChunkHashes.Answer a) {
-        out.raw(TOTAL_CHUNKS).num(a.totalChunks()).raw(FILE_SIZE).num(a.fileSize()).raw(WINDOWS);
-        for (int i = 0; i < a.windows().size(); i++) {
-            if (i > 0) out.ch(',');
-            FileChunkHashes.Range w = a.windows().get(i);
-            out.raw(DIRTY_RANGE).num(w.start()).ch(',').num(w.end()).raw(END_ENTRY);
+    private static final byte[] BATCH_FILES = JsonBytes.ascii("{\"files\":{");
+    private static final byte[] BATCH_FETCH_INFO = JsonBytes.ascii("},\"fetch_info\":{");
+
+    /**
+     * §5.6's batch answer: per file its terms, then one {@code fetch_info} for all of them, each xorb's descriptors
+     * merged across the files ({@link BatchPlan}).
+     */
+    static void writeBatch(JsonBytes out, BatchPlan batch, UrlSigner signer) {
+        out.raw(BATCH_FILES);
+        boolean first = true;
+        for (var e : batch.files().entrySet()) {
+            if (!first) out.ch(',');
+            first = false;
+            out.hash(e.getKey()).raw(COLON_ARRAY);
+            writeTerms(out, e.getValue(), xorbHex(e.getValue().file()));
+            out.ch(']');
         }
-        out.raw(HASH_RANGES);
-        for (int i = 0; i < a.hashRanges().size(); i++) {
-            if (i > 0) out.ch(',');
-            MerkleHashSubtree t = a.hashRanges().get(i);
-            if (t == null) {
-                out.raw(NULL);
-                continue;
-            }
-            out.raw(NODES);
-            for (int k = 0; k < t.nodeCount(); k++) {
-                if (k > 0) out.ch(',');
-                out.raw(TERM_HASH).hash(t.node(k)).raw(NODE_SIZE).num(t.size(k)).ch('}');
-            }
-            out.raw(LEVELS);
-            for (int l = 0; l < t.levelCount(); l++) {
-                if (l > 0) out.ch(',');
-                out.ch('[').num(t.left(l)).ch(',').num(t.right(l)).ch(']');
-            }
-            out.raw(AT_START).raw(t.atStart() ? TRUE : FALSE).raw(AT_END).raw(t.atEnd() ? TRUE : FALSE).ch('}');
-        }
-        out.raw(GAP_VERIFICATION);
-        for (int i = 0; i < a.gapVerification().size(); i++) {
-            if (i > 0) out.ch(',');
-            out.hash(a.gapVerification().get(i));
-        }
-        out.raw(END_ENTRY);
+        out.raw(BATCH_FETCH_INFO);
+        writeFetchInfo(out, batch.order(), batch.fetch(), batch.xorbHex(), signer);
+        out.raw(CLOSE2);
     }
 }

@@ -99,11 +99,7 @@ final class ReconstructionRoutes {
                 return length < 0 ? res.outputStream() : ResponseChannel.body(req, res, length);
             }
         };
-        if (version == 2) {
-            writer.writeV2(body, plan, signer);
-        } else {
-            writer.writeV1(body, plan, signer);
-        }
+        writer.write(AnswerFormat.of(version), body, plan, signer);
     }
 
     /** §5.6: invalid ids are dropped (400 if none is valid), unknown or invisible files are left out, no Range. */
@@ -131,18 +127,7 @@ final class ReconstructionRoutes {
         res.header(HeaderNames.CONTENT_TYPE, "application/json");
         try (OutputStream out = res.outputStream()) {
             JsonBytes json = new JsonBytes(out, JsonBytes.FLUSH_AT + 16 * 1024);
-            json.raw(JsonBytes.ascii("{\"files\":{"));
-            boolean first = true;
-            for (var e : batch.files().entrySet()) {
-                if (!first) json.ch(',');
-                first = false;
-                json.hash(e.getKey()).raw(JsonBytes.ascii(":["));
-                ReconstructionJson.writeTerms(json, e.getValue(), ReconstructionJson.xorbHex(e.getValue().file()));
-                json.ch(']');
-            }
-            json.raw(JsonBytes.ascii("},\"fetch_info\":{"));
-            ReconstructionJson.writeFetchInfo(json, batch.order(), batch.fetch(), batch.xorbHex(), signer);
-            json.raw(JsonBytes.ascii("}}"));
+            ReconstructionJson.writeBatch(json, batch, signer);
             json.flush();
         }
     }
@@ -177,7 +162,7 @@ final class ReconstructionRoutes {
             throw HttpError.badRequest(e.getMessage());
         }
         JsonBytes json = new JsonBytes(null, 4096);
-        ReconstructionJson.writeChunkHashes(json, answer);
+        ChunkHashesJson.write(json, answer);
         res.status(200);
         res.header(HeaderNames.CONTENT_TYPE, "application/json");
         res.send(json.toByteArray());

@@ -1,5 +1,6 @@
 package org.openxet.http;
 
+import org.openxet.service.FetchDescriptors;
 import org.openxet.service.SignedUrls;
 
 /**
@@ -89,8 +90,8 @@ public final class UrlSigner {
         int grantStart = p;
         long previousEnd = -1;
         for (int k = from; k < to; k++) {
-            long end = d[4 * k + 3] - 1L;
-            p = SignedUrls.putGrantRange(msg, p, previousEnd, d[4 * k + 2], end);
+            long end = FetchDescriptors.lastByte(d, k);
+            p = SignedUrls.putGrantRange(msg, p, previousEnd, FetchDescriptors.byteStart(d, k), end);
             previousEnd = end;
         }
         int grantEnd = p;

@@ -36,8 +36,7 @@ public final class ReconstructionPlanner {
 
     /**
      * A plan: terms {@code [firstTerm, endTerm)} of {@code file} with the first and last trimmed, and per xorb the
-     * merged fetch descriptors. Descriptor arrays hold 4 ints each: chunk start, chunk end (exclusive), byte start,
-     * byte end (exclusive).
+     * merged fetch descriptors, packed as {@link FetchDescriptors} reads them.
      */
     public record Plan(FileRecord file, long offsetIntoFirstRange, int firstTerm, int endTerm,
                        int firstChunkStart, int firstByteStart, int firstUnpacked,
@@ -222,8 +221,8 @@ public final class ReconstructionPlanner {
         for (int t = p.firstTerm(); t < p.endTerm(); t++) {
             grouped[fill[f.term(t, FileRecord.XORB)]++] = t;
         }
-        int[] d = new int[4 * largest];
-        int[] merged = new int[4 * largest];
+        int[] d = new int[FetchDescriptors.INTS * largest];
+        int[] merged = new int[FetchDescriptors.INTS * largest];
         long[] keys = new long[largest];
         int[][] fetch = new int[xorbs][];
         int[] terms = f.terms();
@@ -237,16 +236,11 @@ public final class ReconstructionPlanner {
                 int t = grouped[from + k];
                 if (t == firstTerm || t == lastTerm) {
                     // The plan's first and last terms may be trimmed.
-                    d[4 * k] = p.chunkStart(t);
-                    d[4 * k + 1] = p.chunkEnd(t);
-                    d[4 * k + 2] = p.byteStart(t);
-                    d[4 * k + 3] = p.byteEnd(t);
+                    FetchDescriptors.set(d, k, p.chunkStart(t), p.chunkEnd(t), p.byteStart(t), p.byteEnd(t));
                 } else {
                     int o = t * FileRecord.TERM_INTS;
-                    d[4 * k] = terms[o + FileRecord.CHUNK_START];
-                    d[4 * k + 1] = terms[o + FileRecord.CHUNK_END];
-                    d[4 * k + 2] = terms[o + FileRecord.BYTE_START];
-                    d[4 * k + 3] = terms[o + FileRecord.BYTE_END];
+                    FetchDescriptors.set(d, k, terms[o + FileRecord.CHUNK_START], terms[o + FileRecord.CHUNK_END],
+                            terms[o + FileRecord.BYTE_START], terms[o + FileRecord.BYTE_END]);
                 }
             }
             fetch[x] = mergeDescriptors(d, n, keys, merged);
@@ -257,43 +251,46 @@ public final class ReconstructionPlanner {
     }
 
     /**
-     * Sorts descriptors (4 ints each: chunk start, chunk end, byte start, byte end, all of one xorb) by chunk start,
-     * ties in their given order, and merges the ones that overlap or touch (§5.4 step 4).
+     * Sorts descriptors ({@link FetchDescriptors}, all of one xorb) by chunk start, ties in their given order, and
+     * merges the ones that overlap or touch (§5.4 step 4).
      */
     public static int[] mergeDescriptors(int[] d) {
-        int n = d.length / 4;
+        int n = FetchDescriptors.count(d);
         return mergeDescriptors(d, n, new long[n], new int[d.length]);
     }
 
     /**
      * The same over the first {@code n} descriptors of {@code d}, with {@code keys} (at least n) and {@code merged} (at
-     * least 4n) as scratch; returns a new array of exactly the merged descriptors.
+     * least {@code INTS * n}) as scratch; returns a new array of exactly the merged descriptors.
      */
     static int[] mergeDescriptors(int[] d, int n, long[] keys, int[] merged) {
         boolean sorted = true;
         for (int k = 1; k < n && sorted; k++) {
-            sorted = d[4 * k] >= d[4 * (k - 1)];
+            sorted = FetchDescriptors.chunkStart(d, k) >= FetchDescriptors.chunkStart(d, k - 1);
         }
         if (!sorted) {
             // Ties keep their given order: the index breaks them.
             for (int k = 0; k < n; k++) {
-                keys[k] = ((long) d[4 * k] << 32) | k;
+                keys[k] = ((long) FetchDescriptors.chunkStart(d, k) << 32) | k;
             }
             Arrays.sort(keys, 0, n);
         }
         int m = 0;
         for (int k = 0; k < n; k++) {
-            int j = 4 * (sorted ? k : (int) keys[k]);
-            if (m > 0 && d[j] <= merged[4 * m - 3]) {
-                if (d[j + 1] > merged[4 * m - 3]) {
-                    merged[4 * m - 3] = d[j + 1];
-                    merged[4 * m - 1] = d[j + 3];
+            int j = sorted ? k : (int) keys[k];
+            int last = m - 1;
+            if (m > 0 && FetchDescriptors.chunkStart(d, j) <= FetchDescriptors.chunkEnd(merged, last)) {
+                // Overlapping or touching the previous one: extend it when this one reaches further.
+                if (FetchDescriptors.chunkEnd(d, j) > FetchDescriptors.chunkEnd(merged, last)) {
+                    FetchDescriptors.set(merged, last, FetchDescriptors.chunkStart(merged, last),
+                            FetchDescriptors.chunkEnd(d, j), FetchDescriptors.byteStart(merged, last),
+                            FetchDescriptors.byteEnd(d, j));
                 }
             } else {
-                System.arraycopy(d, j, merged, 4 * m, 4);
+                System.arraycopy(d, FetchDescriptors.INTS * j, merged, FetchDescriptors.INTS * m, FetchDescriptors.INTS);
                 m++;
             }
         }
-        return Arrays.copyOf(merged, 4 * m);
+        return Arrays.copyOf(merged, FetchDescriptors.INTS * m);
     }
 }

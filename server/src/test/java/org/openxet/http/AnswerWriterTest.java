@@ -30,7 +30,7 @@ class AnswerWriterTest {
     @Test
     void answersOverManyXorbsEqualSequentialOnes(@TempDir Path dir) throws Exception {
         // Few ranges per xorb over more xorbs than XORBS_PER_SEGMENT: ranges segments end on the xorb count.
-        check(dir, 6 * AnswerWriter.XORBS_PER_SEGMENT, 16);
+        check(dir, 6 * AnswerLayout.XORBS_PER_SEGMENT, 16);
     }
 
     private static void check(Path dir, int xorbs, int chunks) throws Exception {
@@ -55,10 +55,10 @@ class AnswerWriterTest {
                 ByteArrayOutputStream parallel = new ByteArrayOutputStream();
                 for (int pass = 0; pass < 3; pass++) {
                     parallel.reset();
-                    writer.writeV2(parallel, plan, new UrlSigner(urls, "http://h", "s", expiry));
+                    writer.write(AnswerFormat.V2, AnswerWriter.Body.of(parallel), plan, new UrlSigner(urls, "http://h", "s", expiry));
                     assertArrayEquals(sequential.toByteArray(), parallel.toByteArray(), "range " + range + ", pass " + pass);
                 }
-                assertEquals(range == null || range.equals(bothEndsTrimmed), AnswerWriter.large(plan), "range " + range);
+                assertEquals(range == null || range.equals(bothEndsTrimmed), AnswerLayout.large(plan), "range " + range);
                 // The Content-Length is measured without rendering: it must be exact, for v2 and v1.
                 assertEquals(sequential.length(), ReconstructionJson.measureV2(plan, new UrlSigner(urls, "http://h", "s", expiry)),
                         "measured length, range " + range);
@@ -69,7 +69,7 @@ class AnswerWriterTest {
                 // The v1 answer through the same writer: the same bytes, in the same order, from its segments.
                 for (int pass = 0; pass < 3; pass++) {
                     parallel.reset();
-                    writer.writeV1(parallel, plan, new UrlSigner(urls, "http://h", "s", expiry));
+                    writer.write(AnswerFormat.V1, AnswerWriter.Body.of(parallel), plan, new UrlSigner(urls, "http://h", "s", expiry));
                     assertArrayEquals(v1.toByteArray(), parallel.toByteArray(), "v1, range " + range + ", pass " + pass);
                 }
                 JsonNode json = new ObjectMapper().readTree(parallel.toByteArray());
@@ -92,12 +92,12 @@ class AnswerWriterTest {
                     if (n > 300_000) throw new IOException("connection reset");
                 }
             };
-            assertThrows(IOException.class, () -> writer.writeV2(dropped, full, new UrlSigner(urls, "http://h", "s", expiry)));
+            assertThrows(IOException.class, () -> writer.write(AnswerFormat.V2, AnswerWriter.Body.of(dropped), full, new UrlSigner(urls, "http://h", "s", expiry)));
             assertEquals(4, writer.availableWriterPermits());
             JsonBytes sequential = new JsonBytes(null, 1024);
             ReconstructionJson.writeV2(sequential, full, new UrlSigner(urls, "http://h", "s", expiry));
             ByteArrayOutputStream again = new ByteArrayOutputStream();
-            writer.writeV2(again, full, new UrlSigner(urls, "http://h", "s", expiry));
+            writer.write(AnswerFormat.V2, AnswerWriter.Body.of(again), full, new UrlSigner(urls, "http://h", "s", expiry));
             assertArrayEquals(sequential.toByteArray(), again.toByteArray(), "after a failed answer");
         }
     }

@@ -85,7 +85,7 @@ class LargeAnswerTest {
             String[] ranges = {null, range};
             for (int i = 0; i < 2; i++) {
                 ReconstructionPlanner.Plan plan = planner.plan(file, RangeHeader.single(ranges[i]));
-                assertTrue(AnswerWriter.large(plan));
+                assertTrue(AnswerLayout.large(plan));
                 JsonBytes json = new JsonBytes(null, 1024);
                 ReconstructionJson.writeV2(json, plan, new UrlSigner(urls, "http://h", SCOPE, urls.expiry()));
                 expected[i] = termsPart(json.toByteArray());
