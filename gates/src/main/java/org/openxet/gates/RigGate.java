@@ -110,8 +110,10 @@ final class RigGate {
                 double cpuSeconds = (cpuTicks(server.pid()) - cpu0) / 100.0;
                 double wall = (System.nanoTime() - t0) / 1e9;
                 Map<String, Double> m = scrape(port);
-                System.out.printf(Locale.ROOT, "rate      %5d/s: %s; server CPU %.2f cores, heap %.0f MB, RSS %.0f MB%n",
-                        rate, line(step), cpuSeconds / wall, heap(m) / 1e6, rssBytes(server.pid()) / 1e6);
+                System.out.printf(Locale.ROOT,
+                        "rate      %5d/s: %s; server CPU %.2f cores, heap %.0f MB, RSS %.0f MB (%.0f MB of it anonymous)%n",
+                        rate, line(step), cpuSeconds / wall, heap(m) / 1e6, rssBytes(server.pid()) / 1e6,
+                        rssAnonBytes(server.pid()) / 1e6);
                 Map<String, Object> r = OpenLoop.figures(step.outcome(), step.reads());
                 r.put("writes", step.writes().getTotalCount());
                 r.put("write_p99_ms", Stats.r3(step.writes().getTotalCount() == 0 ? Double.NaN
@@ -122,6 +124,7 @@ final class RigGate {
                 r.put("server_cpu_cores", Stats.r3(cpuSeconds / wall));
                 r.put("server_heap_bytes", (long) heap(m));
                 r.put("server_rss_bytes", rssBytes(server.pid()));
+                r.put("server_rss_anon_bytes", rssAnonBytes(server.pid()));
                 perRate.put(Integer.toString(rate), r);
                 if (rate == histogramRate) histogram = percentiles(step.reads());
                 boolean good = step.errors() == 0 && step.ms(99) < P99_LIMIT_MS && step.achieved() >= 0.97 * rate;
@@ -133,6 +136,7 @@ final class RigGate {
                 }
             }
             json.put("server_rss_bytes", rssBytes(server.pid()));
+            json.put("server_rss_anon_bytes", rssAnonBytes(server.pid()));
         } finally {
             server.destroy();
             if (!server.waitFor(30, TimeUnit.SECONDS)) server.destroyForcibly().waitFor();
@@ -261,11 +265,22 @@ final class RigGate {
         }
     }
 
+    /** The server's resident memory, its mapped index pages included (page cache, which the kernel can reclaim). */
     static long rssBytes(long pid) {
+        return status(pid, "VmRSS:");
+    }
+
+    /** The server's own memory: resident anonymous pages (heap, native buffers), without mapped files. */
+    static long rssAnonBytes(long pid) {
+        return status(pid, "RssAnon:");
+    }
+
+    private static long status(long pid, String field) {
         try {
             for (String l : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-                if (l.startsWith("VmRSS:")) {
-                    return 1024 * Long.parseLong(Arrays.stream(l.substring(6).trim().split("\\s+")).findFirst().orElse("0"));
+                if (l.startsWith(field)) {
+                    return 1024 * Long.parseLong(Arrays.stream(l.substring(field.length()).trim().split("\\s+"))
+                            .findFirst().orElse("0"));
                 }
             }
         } catch (Exception ignored) {
