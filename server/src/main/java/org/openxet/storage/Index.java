@@ -59,6 +59,9 @@ public interface Index extends AutoCloseable {
      */
     List<XorbLayout> dedup(MerkleHash chunkHash, String scope, int maxXorbs) throws IndexException;
 
+    /** The Hub's bucket repositories kept in this index (path → Xet file hash per bucket). */
+    BucketRepos bucketRepos();
+
     /** The features only an index several nodes share has; empty for an index private to one data dir. */
     default Optional<SharedIndex> shared() {
         return Optional.empty();

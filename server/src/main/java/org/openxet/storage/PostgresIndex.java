@@ -119,6 +119,24 @@ public final class PostgresIndex implements Index, SharedIndex {
     private final DbClient db;
     private final PostgresOnlineCollection online;
     private final PostgresAuthStore auth;
+    private final BucketRepos bucketRepos = new JdbcBucketRepos(new JdbcBucketRepos.Transactions() {
+        @Override
+        public <T> T read(JdbcBucketRepos.Work<T> work) throws IndexException {
+            return inTransaction(work::run);
+        }
+
+        /** A batch PostgreSQL aborts as a deadlock victim or a serialisation failure changed nothing: run it again. */
+        @Override
+        public <T> T write(JdbcBucketRepos.Work<T> work) throws IndexException {
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    return inTransaction(work::run);
+                } catch (IndexException e) {
+                    if (attempt >= ATTEMPTS || !retryable(e)) throw e;
+                }
+            }
+        }
+    });
 
     public PostgresIndex(String jdbcUrl, int poolSize) throws IndexException {
         this(jdbcUrl, poolSize, DEFAULT_CONNECTION_TIMEOUT);
@@ -371,6 +389,11 @@ public final class PostgresIndex implements Index, SharedIndex {
         int i = 0;
         for (MerkleHash h : hashes) out[i++] = h.toBytes();
         return out;
+    }
+
+    @Override
+    public BucketRepos bucketRepos() {
+        return bucketRepos;
     }
 
     @Override

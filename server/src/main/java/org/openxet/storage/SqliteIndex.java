@@ -39,6 +39,17 @@ public final class SqliteIndex implements Index {
     private boolean closed;
     private final BlockingQueue<Connection> readers;
     private final List<Connection> readerConnections = new ArrayList<>();
+    private final BucketRepos bucketRepos = new JdbcBucketRepos(new JdbcBucketRepos.Transactions() {
+        @Override
+        public <T> T read(JdbcBucketRepos.Work<T> work) throws IndexException {
+            return SqliteIndex.this.read(work::run);
+        }
+
+        @Override
+        public <T> T write(JdbcBucketRepos.Work<T> work) throws IndexException {
+            return SqliteIndex.this.write(work::run);
+        }
+    });
 
     public SqliteIndex(Path file, int readerCount) throws IndexException {
         try {
@@ -182,6 +193,11 @@ public final class SqliteIndex implements Index {
 
     private static long now() {
         return System.currentTimeMillis() / 1000;
+    }
+
+    @Override
+    public BucketRepos bucketRepos() {
+        return bucketRepos;
     }
 
     @Override

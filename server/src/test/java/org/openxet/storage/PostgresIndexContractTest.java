@@ -22,7 +22,8 @@ class PostgresIndexContractTest extends IndexContractTest {
         PostgresIndex opened = new PostgresIndex(url, 2);
         if (!emptied) {
             // The schema exists now; what the previous test registered goes, ids start again at 1.
-            sql("TRUNCATE xorbs, shards, shard_scopes, shard_xorbs, files, file_scopes, dedup_chunks RESTART IDENTITY");
+            sql("TRUNCATE bucket_repo_files, bucket_repos, xorbs, shards, shard_scopes, shard_xorbs, files, file_scopes, dedup_chunks"
+                    + " RESTART IDENTITY");
             emptied = true;
         }
         return opened;

@@ -1,0 +1,279 @@
+package org.openxet.storage;
+
+import org.openxet.protocol.MerkleHash;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * {@link BucketRepos} in plain JDBC over the tables SQLite and PostgreSQL share (db/sqlite/0003, db/postgres/0007):
+ * one set of statements, run in the transactions each index hands out ({@link Transactions}).
+ */
+final class JdbcBucketRepos implements BucketRepos {
+    /** Units of work on one connection, committed at the end; the index decides which connection and what retries. */
+    interface Transactions {
+        <T> T read(Work<T> work) throws IndexException;
+
+        <T> T write(Work<T> work) throws IndexException;
+    }
+
+    interface Work<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    /** Parameters of one IN list: well under SQLite's and PostgreSQL's limits. */
+    private static final int IN_BATCH = 500;
+    private static final String ENTRY_COLUMNS = "f.path, f.xet_hash, f.size, f.mtime, f.content_type, f.uploaded_at";
+
+    private final Transactions tx;
+
+    JdbcBucketRepos(Transactions tx) {
+        this.tx = tx;
+    }
+
+    @Override
+    public Optional<Info> info(String name) throws IndexException {
+        return tx.read(c -> {
+            try (PreparedStatement p = c.prepareStatement(
+                    "SELECT private, created_at, size, total_files FROM bucket_repos WHERE name = ?")) {
+                p.setString(1, name);
+                try (ResultSet r = p.executeQuery()) {
+                    if (!r.next()) return Optional.empty();
+                    return Optional.of(new Info(name, r.getBoolean(1), r.getLong(2), r.getLong(3), r.getLong(4)));
+                }
+            }
+        });
+    }
+
+    @Override
+    public boolean create(String name, boolean isPrivate, long nowMillis) throws IndexException {
+        return tx.write(c -> insertRepo(c, name, isPrivate, nowMillis));
+    }
+
+    private static boolean insertRepo(Connection c, String name, boolean isPrivate, long nowMillis) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("INSERT INTO bucket_repos (name, private, created_at, updated_at, "
+                + "size, total_files) VALUES (?, ?, ?, ?, 0, 0) ON CONFLICT (name) DO NOTHING")) {
+            p.setString(1, name);
+            p.setBoolean(2, isPrivate);
+            p.setLong(3, nowMillis);
+            p.setLong(4, nowMillis);
+            return p.executeUpdate() == 1;
+        }
+    }
+
+    @Override
+    public Map<MerkleHash, Long> visibleSizes(String scope, Collection<MerkleHash> files) throws IndexException {
+        List<MerkleHash> all = List.copyOf(new java.util.LinkedHashSet<>(files));
+        return tx.read(c -> {
+            Map<MerkleHash, Long> out = new HashMap<>();
+            for (int from = 0; from < all.size(); from += IN_BATCH) {
+                List<MerkleHash> part = all.subList(from, Math.min(all.size(), from + IN_BATCH));
+                try (PreparedStatement p = c.prepareStatement("SELECT f.hash, f.size FROM files f JOIN file_scopes s "
+                        + "ON s.file_id = f.id AND s.scope = ? WHERE f.hash IN (" + marks(part.size()) + ")")) {
+                    p.setString(1, scope);
+                    for (int i = 0; i < part.size(); i++) p.setBytes(i + 2, part.get(i).toBytes());
+                    try (ResultSet r = p.executeQuery()) {
+                        while (r.next()) out.put(MerkleHash.fromBytes(r.getBytes(1)), r.getLong(2));
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    @Override
+    public void apply(String name, List<Change> changes, long nowMillis) throws IndexException {
+        tx.write(c -> {
+            insertRepo(c, name, true, nowMillis);
+            // Takes the bucket's row lock on PostgreSQL (SQLite has one writer anyway): two batches on one bucket run
+            // one after the other, so each one's totals start from the other's.
+            try (PreparedStatement p = c.prepareStatement("UPDATE bucket_repos SET updated_at = ? WHERE name = ?")) {
+                p.setLong(1, nowMillis);
+                p.setString(2, name);
+                p.executeUpdate();
+            }
+            long repo = repoId(c, name);
+            long sizeDelta = 0;
+            long filesDelta = 0;
+            try (PreparedStatement old = c.prepareStatement(
+                    "SELECT size FROM bucket_repo_files WHERE repo_id = ? AND path = ?");
+                 PreparedStatement put = c.prepareStatement("INSERT INTO bucket_repo_files (repo_id, path, xet_hash, "
+                         + "size, mtime, content_type, uploaded_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                         + "ON CONFLICT (repo_id, path) DO UPDATE SET xet_hash = excluded.xet_hash, size = excluded.size, "
+                         + "mtime = excluded.mtime, content_type = excluded.content_type, uploaded_at = excluded.uploaded_at");
+                 PreparedStatement delete = c.prepareStatement(
+                         "DELETE FROM bucket_repo_files WHERE repo_id = ? AND path = ?");
+                 PreparedStatement grant = c.prepareStatement("INSERT INTO file_scopes (scope, file_id) "
+                         + "SELECT ?, id FROM files WHERE hash = ? ON CONFLICT DO NOTHING")) {
+                for (Change change : changes) {
+                    old.setLong(1, repo);
+                    old.setString(2, change.path());
+                    Long before = null;
+                    try (ResultSet r = old.executeQuery()) {
+                        if (r.next()) before = r.getLong(1);
+                    }
+                    switch (change) {
+                        case Put f -> {
+                            put.setLong(1, repo);
+                            put.setString(2, f.path());
+                            put.setBytes(3, f.xetHash().toBytes());
+                            put.setLong(4, f.size());
+                            put.setLong(5, f.mtime());
+                            put.setString(6, f.contentType());
+                            put.setLong(7, nowMillis);
+                            put.executeUpdate();
+                            sizeDelta += f.size() - (before == null ? 0 : before);
+                            filesDelta += before == null ? 1 : 0;
+                            if (f.grant()) {
+                                grant.setString(1, "buckets/" + name);
+                                grant.setBytes(2, f.xetHash().toBytes());
+                                grant.executeUpdate();
+                            }
+                        }
+                        case Delete d -> {
+                            if (before != null) {
+                                delete.setLong(1, repo);
+                                delete.setString(2, d.path());
+                                delete.executeUpdate();
+                                sizeDelta -= before;
+                                filesDelta--;
+                            }
+                        }
+                    }
+                }
+            }
+            try (PreparedStatement p = c.prepareStatement(
+                    "UPDATE bucket_repos SET size = size + ?, total_files = total_files + ? WHERE id = ?")) {
+                p.setLong(1, sizeDelta);
+                p.setLong(2, filesDelta);
+                p.setLong(3, repo);
+                p.executeUpdate();
+            }
+            return null;
+        });
+    }
+
+    private static long repoId(Connection c, String name) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("SELECT id FROM bucket_repos WHERE name = ?")) {
+            p.setString(1, name);
+            try (ResultSet r = p.executeQuery()) {
+                if (!r.next()) throw new SQLException("bucket " + name + " vanished inside its transaction");
+                return r.getLong(1);
+            }
+        }
+    }
+
+    @Override
+    public List<Entry> range(String name, String from, boolean inclusive, String below, int limit) throws IndexException {
+        return tx.read(c -> {
+            String sql = "SELECT " + ENTRY_COLUMNS + " FROM bucket_repo_files f JOIN bucket_repos b ON b.id = f.repo_id "
+                    + "WHERE b.name = ? AND f.path " + (inclusive ? ">=" : ">") + " ?"
+                    + (below == null ? "" : " AND f.path < ?") + " ORDER BY f.path LIMIT ?";
+            try (PreparedStatement p = c.prepareStatement(sql)) {
+                int i = 1;
+                p.setString(i++, name);
+                p.setString(i++, from);
+                if (below != null) p.setString(i++, below);
+                p.setInt(i, limit);
+                return entries(p);
+            }
+        });
+    }
+
+    @Override
+    public List<Entry> lookup(String name, Collection<String> paths) throws IndexException {
+        List<String> all = List.copyOf(new java.util.LinkedHashSet<>(paths));
+        return tx.read(c -> {
+            List<Entry> out = new ArrayList<>();
+            for (int from = 0; from < all.size(); from += IN_BATCH) {
+                List<String> part = all.subList(from, Math.min(all.size(), from + IN_BATCH));
+                try (PreparedStatement p = c.prepareStatement("SELECT " + ENTRY_COLUMNS + " FROM bucket_repo_files f "
+                        + "JOIN bucket_repos b ON b.id = f.repo_id WHERE b.name = ? AND f.path IN ("
+                        + marks(part.size()) + ") ORDER BY f.path")) {
+                    p.setString(1, name);
+                    for (int i = 0; i < part.size(); i++) p.setString(i + 2, part.get(i));
+                    out.addAll(entries(p));
+                }
+            }
+            return out;
+        });
+    }
+
+    /** A scanned row: its bucket's id (where the next page starts) and the entry. */
+    private record Scanned(long repoId, Located located) {
+    }
+
+    @Override
+    public void eachEntry(Consumer<Located> each) throws IndexException {
+        long repo = -1;
+        String after = "";
+        while (true) {
+            long fromRepo = repo;
+            String fromPath = after;
+            List<Scanned> page = tx.read(c -> {
+                try (PreparedStatement p = c.prepareStatement("SELECT b.id, b.name, " + ENTRY_COLUMNS
+                        + " FROM bucket_repo_files f JOIN bucket_repos b ON b.id = f.repo_id "
+                        + "WHERE f.repo_id > ? OR (f.repo_id = ? AND f.path > ?) ORDER BY f.repo_id, f.path LIMIT ?")) {
+                    p.setLong(1, fromRepo);
+                    p.setLong(2, fromRepo);
+                    p.setString(3, fromPath);
+                    p.setInt(4, Index.SCAN_PAGE);
+                    List<Scanned> rows = new ArrayList<>();
+                    try (ResultSet r = p.executeQuery()) {
+                        while (r.next()) rows.add(new Scanned(r.getLong(1), new Located(r.getString(2), entry(r, 3))));
+                    }
+                    return rows;
+                }
+            });
+            for (Scanned s : page) {
+                repo = s.repoId();
+                after = s.located().entry().path();
+                each.accept(s.located());
+            }
+            if (page.size() < Index.SCAN_PAGE) return;
+        }
+    }
+
+    @Override
+    public Map<String, Long> rowCounts() throws IndexException {
+        return tx.read(c -> {
+            Map<String, Long> out = new LinkedHashMap<>();
+            for (String t : List.of("bucket_repos", "bucket_repo_files")) {
+                try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT COUNT(*) FROM " + t)) {
+                    r.next();
+                    out.put(t, r.getLong(1));
+                }
+            }
+            return out;
+        });
+    }
+
+    private static List<Entry> entries(PreparedStatement p) throws SQLException {
+        List<Entry> out = new ArrayList<>();
+        try (ResultSet r = p.executeQuery()) {
+            while (r.next()) out.add(entry(r, 1));
+        }
+        return out;
+    }
+
+    /** The entry whose six columns start at {@code first}. */
+    private static Entry entry(ResultSet r, int first) throws SQLException {
+        return new Entry(r.getString(first), MerkleHash.fromBytes(r.getBytes(first + 1)), r.getLong(first + 2),
+                r.getLong(first + 3), r.getString(first + 4), r.getLong(first + 5));
+    }
+
+    private static String marks(int n) {
+        return String.join(", ", java.util.Collections.nCopies(n, "?"));
+    }
+}

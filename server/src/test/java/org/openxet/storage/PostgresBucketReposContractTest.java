@@ -1,0 +1,47 @@
+package org.openxet.storage;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.openxet.testing.PostgresServer;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+
+/** The {@link BucketRepos} contract on PostgreSQL (a real server, see {@link PostgresServer}): one database per class. */
+class PostgresBucketReposContractTest extends BucketReposContractTest {
+    static String url;
+    private boolean emptied;
+
+    @BeforeAll
+    static void createDatabase() {
+        url = PostgresServer.get().createDatabase("buckets");
+    }
+
+    @Override
+    protected Index open() throws Exception {
+        PostgresIndex opened = new PostgresIndex(url, 2);
+        if (!emptied) {
+            sql("TRUNCATE bucket_repo_files, bucket_repos, xorbs, shards, shard_scopes, shard_xorbs, files, file_scopes, "
+                    + "dedup_chunks RESTART IDENTITY");
+            emptied = true;
+        }
+        return opened;
+    }
+
+    static void sql(String statement) throws Exception {
+        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+            s.execute(statement);
+        }
+    }
+
+    @Override
+    protected void refuseInserts(String table) throws Exception {
+        sql("CREATE OR REPLACE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$");
+        sql("CREATE TRIGGER refuse BEFORE INSERT ON " + table + " FOR EACH ROW EXECUTE FUNCTION refuse()");
+    }
+
+    @Override
+    protected void allowInserts(String table) throws Exception {
+        sql("DROP TRIGGER refuse ON " + table);
+    }
+}
