@@ -155,6 +155,9 @@ public final class Errors {
             // first and keys some errors on its exact words (TokenRoutes.INVALID_CREDENTIALS).
             res.header(ERROR_MESSAGE, headerValue(m.message()));
         }
+        if (t instanceof HttpError e && e.hubCode() != null) {
+            res.header(ERROR_CODE, e.hubCode());
+        }
         JsonAnswer.send(res, m.status(), json(m.code(), m.message()));
         if (bodyLeft) {
             // Helidon would otherwise read the unread body as the next request on this connection (a request hidden
@@ -164,6 +167,7 @@ public final class Errors {
     }
 
     static final HeaderName ERROR_MESSAGE = HeaderNames.create("X-Error-Message");
+    static final HeaderName ERROR_CODE = HeaderNames.create("X-Error-Code");
 
     /** {@code text} as a header value: printable ASCII only (a message can quote a path), others as {@code ?}. */
     static String headerValue(String text) {

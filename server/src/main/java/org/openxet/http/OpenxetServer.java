@@ -46,6 +46,7 @@ public final class OpenxetServer {
         new ReconstructionRoutes(services, urls).register(routes);
         new FetchRoutes(services, urls, metrics).register(routes);
         new DedupRoutes(services).register(routes);
+        new BucketRoutes(services, bodies, budget).register(routes);
         new TokenRoutes(services).register(routes);
         routes.fallback();
         return routes;

@@ -7,6 +7,7 @@ import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import org.openxet.service.Access;
 import org.openxet.service.AuthException;
+import org.openxet.service.BucketPaths;
 import org.openxet.service.Services;
 import org.openxet.service.Tokens;
 import org.openxet.service.Users;
@@ -55,9 +56,6 @@ final class TokenRoutes {
         routes.user(Method.GET, "/api/*", this::token);
     }
 
-    /** A Hub repository id: a namespace and a name of letters, digits, '-', '_' and '.', not a '.' or '..' segment. */
-    private static final Pattern REPO_ID = Pattern.compile("^(?!\\.\\.?/)[A-Za-z0-9._-]+/(?!\\.\\.?$)[A-Za-z0-9._-]+$");
-
     /**
      * The repository id of a matched raw path, percent-decoded as a path (not as a form: '+' stays '+'). Ids never need
      * escapes, so one whose decoded form is not a plain {@code namespace/name} is refused: the scope a token is minted
@@ -70,7 +68,7 @@ final class TokenRoutes {
         } catch (IllegalArgumentException e) {
             id = null;
         }
-        if (id == null || !REPO_ID.matcher(id).matches()) {
+        if (id == null || !BucketPaths.REPO_ID.matcher(id).matches()) {
             throw HttpError.badRequest("malformed repository id in the path: " + raw);
         }
         return id;

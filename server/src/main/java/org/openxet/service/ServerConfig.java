@@ -124,6 +124,11 @@ public final class ServerConfig {
         return get(Settings.METRICS);
     }
 
+    /** The bounds of one bucket batch call: its body's bytes and its lines. */
+    public BucketLimits bucketLimits() {
+        return new BucketLimits(get(Settings.BUCKETS_BATCH_BYTES), get(Settings.BUCKETS_BATCH_LINES));
+    }
+
     /** Where the index and the blobs live when not in the data dir (several nodes). */
     public Storage storage() {
         return new Storage(get(Settings.INDEX_URL), get(Settings.BUCKET_URL), get(Settings.S3_ENDPOINT),
@@ -138,6 +143,10 @@ public final class ServerConfig {
     /** Token lifetimes and the external issuers whose tokens are accepted. */
     public AuthConfig auth() {
         return new AuthConfig(get(Settings.AUTH_MAX_LIFETIME), get(Settings.AUTH_CLOCK_SKEW), get(Settings.AUTH_ISSUERS));
+    }
+
+    /** The largest body of a bucket batch or paths-info call, and the most lines of a batch. */
+    public record BucketLimits(long bodyBytes, int lines) {
     }
 
     /**

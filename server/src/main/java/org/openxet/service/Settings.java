@@ -92,9 +92,16 @@ public final class Settings {
     public static final Setting<List<AuthConfig.Issuer>> AUTH_ISSUERS = AuthConfig.issuers("auth.issuers")
             .documented("none",
                     "identity providers whose CAS tokens are accepted beside openxet's own: a list, see [Tokens from your identity provider](#tokens-from-your-identity-provider)");
+    public static final Setting<Long> BUCKETS_BATCH_BYTES = whole("buckets.batch.bytes", 16L << 20, 1L << 10, 64L << 20)
+            .documented("`16777216`",
+                    "largest body of a bucket's NDJSON batch call (`POST /api/buckets/{id}/batch`: add, copy and delete lines) and of its paths-info call, in bytes (1 KiB–64 MiB); larger → 413, nothing changed");
+    public static final Setting<Integer> BUCKETS_BATCH_LINES = whole("buckets.batch.lines", 10_000, 1, 1_000_000)
+            .documented("`10000`",
+                    "most lines in one bucket batch call (the clients send at most 1,000 adds or copies a call, every delete of a commit in one); more → 413, nothing changed");
 
     /** Every setting, in the README's order. */
-    public static final List<Setting<?>> ALL = List.of(HOST, PORT, DATA, PUBLIC_URL, UPLOAD_FLOOR, UPLOAD_WINDOW, UPLOAD_MEMORY, URLS_TTL, DEDUP_ISOLATE, COMMIT_PERMITS, INDEX_READERS, INDEX_URL, ANSWER_WRITERS, METRICS, BUCKET_URL, S3_ENDPOINT, S3_REGION, HEAD_TIMEOUT, IDLE_TIMEOUT, ADDRESS_CONNECTIONS, SHUTDOWN_GRACE, AUTH_MAX_LIFETIME, AUTH_CLOCK_SKEW, AUTH_ISSUERS);
+    public static final List<Setting<?>> ALL = List.of(HOST, PORT, DATA, PUBLIC_URL, UPLOAD_FLOOR, UPLOAD_WINDOW, UPLOAD_MEMORY, URLS_TTL, DEDUP_ISOLATE, COMMIT_PERMITS, INDEX_READERS, INDEX_URL, ANSWER_WRITERS, METRICS, BUCKET_URL, S3_ENDPOINT, S3_REGION, HEAD_TIMEOUT, IDLE_TIMEOUT, ADDRESS_CONNECTIONS, SHUTDOWN_GRACE, AUTH_MAX_LIFETIME, AUTH_CLOCK_SKEW, AUTH_ISSUERS,
+            BUCKETS_BATCH_BYTES, BUCKETS_BATCH_LINES);
 
     private Settings() {
     }

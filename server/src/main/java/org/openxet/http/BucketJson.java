@@ -1,0 +1,138 @@
+package org.openxet.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.openxet.service.BucketBatch;
+import org.openxet.service.BucketTree;
+import org.openxet.storage.BucketRepos;
+
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+
+/**
+ * The JSON of the bucket routes, field by field as the clients read it (docs/PROTOCOL.md §13): huggingface_hub
+ * {@code _buckets.py} {@code BucketInfo}, {@code BucketFile}, {@code BucketFolder}; huggingface.js
+ * {@code list-files.ts} {@code ListFileEntry}, {@code paths-info.ts} {@code PathInfo}, {@code commit.ts} (the batch
+ * answer's {@code failed[].path}).
+ */
+final class BucketJson {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * huggingface_hub {@code utils/_datetime.py} {@code parse_datetime} takes exactly {@code %Y-%m-%dT%H:%M:%S.%fZ}
+     * (a missing fraction is tolerated): always milliseconds and a Z.
+     */
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'")
+            .withZone(ZoneOffset.UTC);
+
+    private BucketJson() {
+    }
+
+    static String time(long epochMillis) {
+        return TIME.format(Instant.ofEpochMilli(epochMillis));
+    }
+
+    static String info(BucketRepos.Info info) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("id", info.name());
+        o.put("private", info.isPrivate());
+        o.put("createdAt", time(info.createdAt()));
+        o.put("size", info.size());
+        o.put("totalFiles", info.totalFiles());
+        return write(o);
+    }
+
+    private static ObjectNode file(BucketRepos.Entry e) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("type", "file");
+        o.put("path", e.path());
+        o.put("size", e.size());
+        o.put("xetHash", e.xetHash().hex());
+        o.put("mtime", time(e.mtime()));
+        o.put("uploadedAt", time(e.uploadedAt()));
+        if (e.contentType() != null) o.put("contentType", e.contentType());
+        return o;
+    }
+
+    static String files(List<BucketRepos.Entry> entries) {
+        ArrayNode a = JSON.createArrayNode();
+        for (BucketRepos.Entry e : entries) a.add(file(e));
+        return write(a);
+    }
+
+    static String tree(List<BucketTree.Item> items) {
+        ArrayNode a = JSON.createArrayNode();
+        for (BucketTree.Item i : items) {
+            if (i.directory()) {
+                ObjectNode o = JSON.createObjectNode();
+                o.put("type", "directory");
+                o.put("path", i.path());
+                a.add(o);
+            } else {
+                a.add(file(i.entry()));
+            }
+        }
+        return write(a);
+    }
+
+    static String batch(BucketBatch.Result r) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("success", r.success());
+        o.put("processed", r.processed());
+        o.put("succeeded", r.succeeded());
+        ArrayNode failed = o.putArray("failed");
+        for (BucketBatch.Failure f : r.failed()) {
+            ObjectNode x = failed.addObject();
+            x.put("path", f.path());
+            x.put("error", f.error());
+        }
+        return write(o);
+    }
+
+    /** The answer to a create: the bucket's URL (huggingface_hub {@code BucketUrl}) and its id (huggingface.js). */
+    static String created(String url, String id) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("url", url);
+        o.put("id", id);
+        return write(o);
+    }
+
+    /** A create of a bucket that exists: the error body, and its URL as for a create. */
+    static String exists(String url, String id) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("error", "conflict");
+        o.put("message", "bucket " + id + " already exists");
+        o.put("url", url);
+        o.put("id", id);
+        return write(o);
+    }
+
+    /** The body of a resolve asked for {@code application/vnd.xet-fileinfo+json}. */
+    static String fileInfo(BucketRepos.Entry e, String refreshUrl, String reconstructionUrl) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("hash", e.xetHash().hex());
+        o.put("size", e.size());
+        o.put("refreshUrl", refreshUrl);
+        o.put("reconstructionUrl", reconstructionUrl);
+        return write(o);
+    }
+
+    static com.fasterxml.jackson.databind.JsonNode read(byte[] data, int length) throws HttpError {
+        try {
+            return JSON.readTree(data, 0, length);
+        } catch (java.io.IOException e) {
+            throw HttpError.badRequest("the body is not JSON");
+        }
+    }
+
+    private static String write(Object node) {
+        try {
+            return JSON.writeValueAsString(node);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
