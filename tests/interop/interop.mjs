@@ -28,6 +28,7 @@ import { HubEmulator } from "./lib/hub-emulator.mjs";
 import { RouteTokens } from "./lib/cas-tokens.mjs";
 import { IssuerTokens } from "./lib/issuer-tokens.mjs";
 import { RequestLog, casKind } from "./lib/recording-fetch.mjs";
+import { openxetHubLegs } from "./lib/openxet-hub-legs.mjs";
 import { splitmix64, aesCtr, repeat, patch, sha256Hex, vectorInput } from "./lib/inputs.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -675,7 +676,8 @@ try {
 
 	await largeFileLeg();
 
-	if (await modelUploadLeg()) {
+	const modelCommitted = await modelUploadLeg();
+	if (modelCommitted) {
 		await downloadLeg(`model repo, v2 (hub ${versions.hub})`, hub, model, modelFiles, { quick: true, api: "/v2/reconstructions" });
 		await downloadLeg(`model repo, v1 (hub ${versions.hubV1})`, hubV1, model, modelFiles, { quick: true, api: "/v1/reconstructions" });
 		await prBranchLeg();
@@ -684,6 +686,21 @@ try {
 	}
 
 	if (issuer) await issuerRefusalLegs();
+
+	// No emulated Hub from here on: openxet is the client's Hub too.
+	if (issuer) {
+		skip("openxet-as-the-Hub legs", "with an external issuer there is no openxet user token to call its Hub routes with");
+	} else {
+		await openxetHubLegs(
+			{ check, skip, assert, assertSameBytes, readsFor, fmtBytes, hub, requestLog },
+			{
+				writeUrl: casUrl,
+				readUrl,
+				userToken: required("OPENXET_USER_TOKEN"),
+				modelRepo: modelCommitted ? { name: model, file: modelFiles[0] } : undefined,
+			},
+		);
+	}
 
 	await check("the emulated Hub saw only the routes it knows", async () => {
 		assert(emulator.unexpected.length === 0, `unexpected Hub requests: ${emulator.unexpected.join(", ")}`);
