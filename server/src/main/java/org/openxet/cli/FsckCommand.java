@@ -18,7 +18,8 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "fsck", description = {"Check that index and bucket agree: every registered xorb and shard object "
         + "exists with the size the index expects, every file's terms point at registered xorbs and chunk ranges "
-        + "inside them, and no object is unknown to the index (reported, not removed: that is gc's job).",
+        + "inside them, every path of a bucket repository names a file that bucket can read, at its size, and no object "
+        + "is unknown to the index (reported, not removed: that is gc's job).",
         "--deep also reads every object and validates it (each chunk decoded and hashed against the xorb hash and "
         + "the index's layout; each shard parsed), at most --rate, so it can run while the server serves.",
         "Exit 0: all is well; 1: something is damaged or missing (the report names each object and each file, by "
@@ -32,7 +33,14 @@ public final class FsckCommand implements Callable<Integer> {
 
     record Output(long xorbsChecked, long shardsChecked, long filesChecked, long bytesRead, boolean deep,
                   List<String> damaged, List<String> missing, List<String> filesAffected, List<String> unknownObjects,
-                  List<Finding> findings, List<Affected> affected) {
+                  List<Finding> findings, List<Affected> affected, long bucketEntriesChecked,
+                  List<BrokenEntry> brokenBucketEntries) {
+    }
+
+    record BrokenEntry(String bucket, String path, String file, String why) {
+        static BrokenEntry of(Fsck.BrokenBucketEntry b) {
+            return new BrokenEntry(b.bucket(), b.path(), b.file().hex(), b.why());
+        }
     }
 
     /** A finding as JSON: hashes as hex. */
@@ -66,13 +74,17 @@ public final class FsckCommand implements Callable<Integer> {
             System.out.println("file " + f.file() + " (" + String.join(", ", f.scopes()) + ") cannot be reconstructed: "
                     + f.why());
         }
+        for (Fsck.BrokenBucketEntry b : report.brokenBucketEntries()) {
+            System.out.println("bucket " + b.bucket() + " path " + b.path() + " (file " + b.file() + "): " + b.why());
+        }
         for (String key : report.unknownObjects()) System.out.println("unknown to the index (gc's to remove): " + key);
         List<Finding> findings = java.util.stream.Stream.concat(report.missing().stream(), report.damaged().stream())
                 .map(Finding::of).toList();
         System.out.println(Json.line(new Output(report.xorbsChecked(), report.shardsChecked(), report.filesChecked(),
                 report.bytesRead(), report.deep(), hexes(report.damaged()), hexes(report.missing()),
                 report.filesAffected().stream().map(f -> f.file().hex()).toList(), report.unknownObjects(), findings,
-                report.filesAffected().stream().map(Affected::of).toList())));
+                report.filesAffected().stream().map(Affected::of).toList(), report.bucketEntriesChecked(),
+                report.brokenBucketEntries().stream().map(BrokenEntry::of).toList())));
         return report.clean() ? 0 : 1;
     }
 

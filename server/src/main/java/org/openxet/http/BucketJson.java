@@ -14,7 +14,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 
 /**
- * The JSON of the bucket routes, field by field as the clients read it (docs/PROTOCOL.md §13): huggingface_hub
+ * The JSON of the bucket routes, field by field as the clients read it (docs/PROTOCOL.md §12): huggingface_hub
  * {@code _buckets.py} {@code BucketInfo}, {@code BucketFile}, {@code BucketFolder}; huggingface.js
  * {@code list-files.ts} {@code ListFileEntry}, {@code paths-info.ts} {@code PathInfo}, {@code commit.ts} (the batch
  * answer's {@code failed[].path}).

@@ -22,7 +22,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The Hub's side of a bucket repository, so that the stock clients need nothing but openxet (docs/PROTOCOL.md §13):
+ * The Hub's side of a bucket repository, so that the stock clients need nothing but openxet (docs/PROTOCOL.md §12):
  * create and info ({@code /api/buckets/{id}}), the NDJSON batch call, the tree listing, paths-info, and
  * {@code /buckets/{id}/resolve/{path}} with the Xet file headers. For the operator's users: a bucket the user's
  * patterns do not let it read is a 404 {@code RepoNotFound}, exactly as one that does not exist; reading is enough

@@ -20,7 +20,7 @@ import java.util.Set;
 
 /**
  * A bucket's NDJSON batch call ({@code POST /api/buckets/{id}/batch}), one JSON object a line, as both clients write
- * it (docs/PROTOCOL.md §13): {@code addFile {path, xetHash, mtime?, contentType?}},
+ * it (docs/PROTOCOL.md §12): {@code addFile {path, xetHash, mtime?, contentType?}},
  * {@code copyFile {path, xetHash, sourceRepoType, sourceRepoId}}, {@code deleteFile {path}}. The clients send no
  * size: each file's size is the index's record of that Xet hash in the scope the line names (the bucket's own for an
  * add, the source repository's for a copy, which the user must be able to read). A line whose path, hash or source is

@@ -8,6 +8,7 @@ import org.openxet.protocol.xorb.ChunkTable;
 import org.openxet.protocol.xorb.ValidatedXorb;
 import org.openxet.protocol.xorb.XorbValidator;
 import org.openxet.storage.Bucket;
+import org.openxet.storage.BucketRepos;
 import org.openxet.storage.FileRecord;
 import org.openxet.storage.Index;
 import org.openxet.storage.IndexException;
@@ -27,7 +28,8 @@ import java.util.Set;
 /**
  * Checks that the index and the bucket agree ({@code openxet fsck}): every registered xorb and shard object exists
  * with the size the index expects; every file's terms name registered xorbs, chunk ranges inside them and the byte
- * ranges their layouts give; no object is unknown to the index (reported only: removing is gc's job). With
+ * ranges their layouts give; every path of a bucket repository names a file its bucket's scope sees, at its size; no
+ * object is unknown to the index (reported only: removing is gc's job). With
  * {@code deep}, every object is also read and validated as an upload is (each chunk decoded and hashed, the xorb hash
  * recomputed, the chunk table compared with the index's; each shard parsed), at most {@code bytesPerSecond}, so it
  * can run beside a serving node (a scrub). Reads only: it changes nothing.
@@ -50,11 +52,16 @@ public final class Fsck {
     public record Finding(String kind, MerkleHash hash, String why) {
     }
 
+    /** A path of a bucket repository whose file its bucket cannot read, or whose size is not the file's. */
+    public record BrokenBucketEntry(String bucket, String path, MerkleHash file, String why) {
+    }
+
     public record Report(long xorbsChecked, long shardsChecked, long filesChecked, long bytesRead, boolean deep,
                          List<Finding> damaged, List<Finding> missing, List<AffectedFile> filesAffected,
-                         List<String> unknownObjects) {
+                         List<String> unknownObjects, long bucketEntriesChecked,
+                         List<BrokenBucketEntry> brokenBucketEntries) {
         public boolean clean() {
-            return damaged.isEmpty() && missing.isEmpty() && filesAffected.isEmpty();
+            return damaged.isEmpty() && missing.isEmpty() && filesAffected.isEmpty() && brokenBucketEntries.isEmpty();
         }
     }
 
@@ -122,6 +129,20 @@ public final class Fsck {
         List<AffectedFile> affected = new ArrayList<>();
         problems.forEach((file, p) -> affected.add(new AffectedFile(file,
                 scopes.getOrDefault(file, List.of()).stream().sorted().toList(), p.why(), p.badXorb())));
+        progress.stage("bucket entries", index.bucketRepos().rowCounts().getOrDefault("bucket_repo_files", -1L));
+        long[] entries = new long[1];
+        List<BrokenBucketEntry> broken = new ArrayList<>();
+        index.bucketRepos().eachEntry(l -> {
+            entries[0]++;
+            progress.item(0);
+            try {
+                String why = entryProblem(l);
+                if (why != null) broken.add(new BrokenBucketEntry(l.bucket(), l.entry().path(), l.entry().xetHash(), why));
+            } catch (IndexException e) {
+                if (failed.isEmpty()) failed.add(e);
+            }
+        });
+        if (!failed.isEmpty()) throw failed.getFirst();
         progress.stage("unknown objects", -1);
         List<String> unknown = new ArrayList<>();
         for (String key : bucket.list("xorbs")) {
@@ -135,7 +156,20 @@ public final class Fsck {
             if (h.isEmpty() || !index.hasShard(h.get())) unknown.add(key);
         }
         return new Report(counts[0], counts[1], counts[2], bytesRead, deep, List.copyOf(damaged), List.copyOf(missing),
-                List.copyOf(affected), List.copyOf(unknown));
+                List.copyOf(affected), List.copyOf(unknown), entries[0], List.copyOf(broken));
+    }
+
+    /**
+     * Why a bucket's read tokens cannot download its entry's file as listed, or null: the file must be registered
+     * in (or copied to) the bucket's scope with the size the entry states. The empty file has the zero hash and no record.
+     */
+    private String entryProblem(BucketRepos.Located l) throws IndexException {
+        BucketRepos.Entry e = l.entry();
+        if (e.xetHash().isZero()) return e.size() == 0 ? null : "the empty file's hash with a size of " + e.size();
+        String scope = BucketPaths.scope(l.bucket());
+        Long size = index.bucketRepos().visibleSizes(scope, List.of(e.xetHash())).get(e.xetHash());
+        if (size == null) return "its file is not registered in " + scope;
+        return size == e.size() ? null : "listed with " + e.size() + " bytes, the file has " + size;
     }
 
     private void checkXorb(Index.Stored x, XorbValidator validator) {

@@ -125,4 +125,36 @@ class FsckCommandTest {
             }
         }
     }
+
+    /**
+     * A bucket repository's paths are checked too: one naming a file its bucket can read is clean, one naming a file
+     * registered only elsewhere (its downloads would 404) or at a wrong size is named, and fsck exits 1.
+     */
+    @Test
+    void aBucketPathWhoseFileItsBucketCannotReadIsNamed() throws Exception {
+        try (TestServer s = new TestServer()) {
+            s.uploadScenario("single-r1m", s.token("buckets/alice/data", org.openxet.service.Access.WRITE));
+            MerkleHash file = MerkleHash.parse(fileOf("single-r1m"));
+            long size = s.services().index().bucketRepos().visibleSizes("buckets/alice/data", List.of(file)).get(file);
+            var repos = s.services().index().bucketRepos();
+            repos.apply("alice/data", List.of(new org.openxet.storage.BucketRepos.Put("ok.bin", file, size, 1L, null,
+                    false), new org.openxet.storage.BucketRepos.Put("empty.bin", MerkleHash.ZERO, 0, 1L, null, false)), 1L);
+            CliTest.Run clean = fsck("--data", s.dataDir().toString());
+            assertEquals(0, clean.exit(), String.join("\n", clean.lines()));
+            assertEquals(2, clean.lastJson().get("bucket_entries_checked").asLong());
+
+            repos.apply("alice/other", List.of(new org.openxet.storage.BucketRepos.Put("elsewhere.bin", file, size, 1L,
+                    null, false)), 1L);
+            repos.apply("alice/data", List.of(new org.openxet.storage.BucketRepos.Put("wrong-size.bin", file, size + 1,
+                    1L, null, false)), 1L);
+            CliTest.Run broken = fsck("--data", s.dataDir().toString());
+            assertEquals(1, broken.exit(), String.join("\n", broken.lines()));
+            JsonNode entries = broken.lastJson().get("broken_bucket_entries");
+            assertEquals(2, entries.size());
+            assertEquals("alice/data", entries.get(0).get("bucket").asText());
+            assertEquals("wrong-size.bin", entries.get(0).get("path").asText());
+            assertEquals("alice/other", entries.get(1).get("bucket").asText());
+            assertTrue(entries.get(1).get("why").asText().contains("not registered in buckets/alice/other"));
+        }
+    }
 }
