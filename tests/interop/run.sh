@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Interop test: starts a real `openxet serve` on a free loopback port with a throwaway data dir, runs the unmodified
-# @huggingface/hub client against it (interop.mjs), stops the server and exits with the test's status.
+# @huggingface/hub client against it (interop.mjs: behind an emulated Hub, then with openxet as its Hub too), stops
+# the server and exits with the test's status.
 #   run.sh              one node on its embedded defaults (SQLite + local bucket)
 #   run.sh --two-nodes  two nodes sharing one PostgreSQL index and one S3 bucket (a throwaway PostgreSQL cluster and
 #                       s3proxy, both started here): every upload goes to the first node, every download to the second

@@ -2,7 +2,7 @@
 // (`openxet user add`), and no emulated Hub is involved. The package's bucket functions, read from its sources (2.17.5:
 // lib/create-repo.ts, lib/commit.ts commitIterBucket, lib/list-files.ts, lib/paths-info.ts,
 // lib/file-download-info.ts, lib/download-file.ts, utils/XetBlob.ts), call openxet's bucket routes
-// (docs/PROTOCOL.md §13) and its token routes; every Xet request goes to the casUrl those answer, openxet again.
+// (docs/PROTOCOL.md §12) and its token routes; every Xet request goes to the casUrl those answer, openxet again.
 // With two nodes, uploads go to the first (hubUrl = OPENXET_URL) and every read to the second (hubUrl =
 // OPENXET_READ_URL), which answers from what the first stored in the shared PostgreSQL index and S3 bucket.
 import { splitmix64 } from "./inputs.mjs";
