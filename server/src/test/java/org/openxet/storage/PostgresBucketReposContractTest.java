@@ -3,10 +3,6 @@ package org.openxet.storage;
 import org.junit.jupiter.api.BeforeAll;
 import org.openxet.testing.PostgresServer;
 
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
-
 /** The {@link BucketRepos} contract on PostgreSQL (a real server, see {@link PostgresServer}): one database per class. */
 class PostgresBucketReposContractTest extends BucketReposContractTest {
     static String url;
@@ -21,27 +17,19 @@ class PostgresBucketReposContractTest extends BucketReposContractTest {
     protected Index open() throws Exception {
         PostgresIndex opened = new PostgresIndex(url, 2);
         if (!emptied) {
-            sql("TRUNCATE bucket_repo_files, bucket_repos, xorbs, shards, shard_scopes, shard_xorbs, files, file_scopes, "
-                    + "dedup_chunks RESTART IDENTITY");
+            PostgresIndexContractTest.truncateAll(url);
             emptied = true;
         }
         return opened;
     }
 
-    static void sql(String statement) throws Exception {
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-            s.execute(statement);
-        }
-    }
-
     @Override
     protected void refuseInserts(String table) throws Exception {
-        sql("CREATE OR REPLACE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$");
-        sql("CREATE TRIGGER refuse BEFORE INSERT ON " + table + " FOR EACH ROW EXECUTE FUNCTION refuse()");
+        PostgresIndexContractTest.refuseInserts(url, table);
     }
 
     @Override
     protected void allowInserts(String table) throws Exception {
-        sql("DROP TRIGGER refuse ON " + table);
+        PostgresIndexContractTest.sql(url, "DROP TRIGGER refuse ON " + table);
     }
 }

@@ -16,8 +16,7 @@ class SqliteBucketReposContractTest extends BucketReposContractTest {
 
     @Override
     protected void refuseInserts(String table) throws Exception {
-        SqliteIndexTest.sql(dir.resolve("index.sqlite"),
-                "CREATE TRIGGER refuse BEFORE INSERT ON " + table + " BEGIN SELECT RAISE(ABORT, 'refused'); END");
+        SqliteIndexContractTest.refuseInserts(dir.resolve("index.sqlite"), table);
     }
 
     @Override

@@ -16,8 +16,13 @@ class SqliteIndexContractTest extends IndexContractTest {
 
     @Override
     protected void refuseInserts(String table) throws Exception {
-        SqliteIndexTest.sql(dir.resolve("index.sqlite"),
-                "CREATE TRIGGER refuse BEFORE INSERT ON " + table + " BEGIN SELECT RAISE(ABORT, 'refused'); END");
+        refuseInserts(dir.resolve("index.sqlite"), table);
+    }
+
+    /** Makes every insert into {@code table} of the index file {@code index} fail inside SQLite. */
+    static void refuseInserts(Path index, String table) throws Exception {
+        SqliteIndexTest.sql(index, "CREATE TRIGGER refuse BEFORE INSERT ON " + table
+                + " BEGIN SELECT RAISE(ABORT, 'refused'); END");
     }
 
     @Override
