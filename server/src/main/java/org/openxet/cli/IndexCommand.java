@@ -23,7 +23,8 @@ public final class IndexCommand {
      */
     @Command(name = "rebuild", description = {"Recreate a lost index from the bucket alone: every xorb validated and "
             + "registered, then every shard registered again under the scopes that registered it (the bucket's "
-            + "registrations/ records), in the order they were made. Run it with the server stopped, on a data dir "
+            + "registrations/ records), in the order they were made, then every write to a bucket repository (the "
+            + "bucket-changes/ records) in the order the index made them. Run it with the server stopped, on a data dir "
             + "whose index.sqlite is gone (move a damaged one aside first) or into an empty PostgreSQL database.",
             "Prints one JSON line last; exit 1 when objects had to be skipped (named in the output)."})
     static final class Rebuild implements Callable<Integer> {
@@ -47,7 +48,8 @@ public final class IndexCommand {
             }
             try (lock; Services.Stores stores = Services.openStores(cfg);
                  ProgressDisplay display = new ProgressDisplay("index rebuild")) {
-                Map<String, Long> rows = stores.index().rowCounts();
+                Map<String, Long> rows = new java.util.LinkedHashMap<>(stores.index().rowCounts());
+                rows.putAll(stores.index().bucketRepos().rowCounts());
                 if (rows.values().stream().anyMatch(n -> n > 0)) {
                     return fail("the index is not empty (" + rows + "): rebuild into an empty database");
                 }

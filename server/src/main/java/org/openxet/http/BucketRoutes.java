@@ -54,7 +54,7 @@ final class BucketRoutes {
         this.bodies = bodies;
         this.budget = budget;
         this.limits = services.config().bucketLimits();
-        this.batch = new BucketBatch(services.index(), services.clock(), limits.lines());
+        this.batch = new BucketBatch(services.index(), services.bucketChanges(), services.clock(), limits.lines());
         this.tree = new BucketTree(services.index().bucketRepos());
     }
 
@@ -117,7 +117,7 @@ final class BucketRoutes {
             }
         }
         String url = base(req) + "/buckets/" + id;
-        if (repos().create(id, isPrivate, services.clock().millis())) {
+        if (repos().create(id, isPrivate, services.clock().millis(), services.bucketChanges()::write)) {
             JsonAnswer.send(res, 200, BucketJson.created(url, id));
         } else {
             // huggingface_hub create_bucket(exist_ok=True) passes on a 409.

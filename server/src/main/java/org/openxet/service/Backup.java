@@ -23,9 +23,9 @@ import java.util.function.Function;
  * copy names, then the keys and users. Objects are named by their content and never change once stored, and a
  * registration stores its objects before its index commit, so every object the copy names exists in the live bucket
  * (gc, which removes objects, runs only with the server stopped and holds the data dir's lock). The registration
- * records go with them, as they were at the snapshot (what {@code openxet index rebuild} needs of the copy). The
- * result is a data dir: {@code openxet serve --data DEST} serves what the server served at the snapshot, with the
- * same tokens.
+ * records and the bucket repositories' write records go with them, as they were at the snapshot (what
+ * {@code openxet index rebuild} needs of the copy). The result is a data dir: {@code openxet serve --data DEST}
+ * serves what the server served at the snapshot, with the same tokens.
  */
 public final class Backup {
     public record Report(long indexBytes, long xorbs, long shards, long objectBytes, List<MerkleHash> missing) {
@@ -48,8 +48,10 @@ public final class Backup {
         List<MerkleHash> missing = new ArrayList<>();
         Bucket from = LocalBucket.beside(source.resolve("bucket"));
         Bucket to = new LocalBucket(dest.resolve("bucket"));
-        // Measured right after the snapshot: every registration it holds wrote its record before its commit.
-        Map<String, Long> records = Registrations.sizes(from);
+        // Measured right after the snapshot: every registration and bucket write it holds wrote its record before its
+        // commit.
+        Map<String, Long> records = RecordLog.sizes(from, Registrations.PREFIX);
+        records.putAll(RecordLog.sizes(from, BucketChanges.PREFIX));
         try (SqliteIndex copy = new SqliteIndex(index, 1)) {
             Map<String, Long> rows = copy.rowCounts();
             progress.stage("xorbs", rows.getOrDefault("xorbs", -1L));
@@ -59,7 +61,7 @@ public final class Backup {
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }
-        Registrations.copy(from, to, records);
+        RecordLog.copy(from, to, records);
         for (String file : List.of(Secrets.FILE, Users.FILE, org.openxet.storage.FileAuthStore.KEYS)) {
             if (Files.exists(source.resolve(file))) {
                 Files.copy(source.resolve(file), dest.resolve(file), StandardCopyOption.COPY_ATTRIBUTES);

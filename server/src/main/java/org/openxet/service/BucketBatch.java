@@ -9,6 +9,7 @@ import org.openxet.storage.BucketRepos;
 import org.openxet.storage.Index;
 import org.openxet.storage.IndexException;
 
+import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -68,17 +69,23 @@ public final class BucketBatch {
     }
 
     private final Index index;
+    private final BucketChanges records;
     private final Clock clock;
     private final int maxLines;
 
-    public BucketBatch(Index index, Clock clock, int maxLines) {
+    public BucketBatch(Index index, BucketChanges records, Clock clock, int maxLines) {
         this.index = index;
+        this.records = records;
         this.clock = clock;
         this.maxLines = maxLines;
     }
 
-    /** Parses {@code body[0, length)} and applies it to {@code bucket} for {@code user}, who may write there. */
-    public Result apply(String bucket, Users.User user, byte[] body, int length) throws Refused, IndexException {
+    /**
+     * Parses {@code body[0, length)} and applies it to {@code bucket} for {@code user}, who may write there; the
+     * write's record ({@link BucketChanges}) is durable when this returns.
+     */
+    public Result apply(String bucket, Users.User user, byte[] body, int length)
+            throws Refused, IndexException, IOException {
         String own = BucketPaths.scope(bucket);
         List<Line> lines = parse(body, length, user, own);
         Map<String, Set<MerkleHash>> askedByScope = new LinkedHashMap<>();
@@ -114,7 +121,7 @@ public final class BucketBatch {
                     l.contentType(), !l.scope().equals(own)));
         }
         if (!changes.isEmpty()) {
-            index.bucketRepos().apply(bucket, changes, now);
+            index.bucketRepos().apply(bucket, changes, now, records::write);
         }
         return new Result(lines.size(), lines.size() - failed.size(), failed);
     }

@@ -28,6 +28,7 @@ public final class Services implements AutoCloseable {
     private final KeySet keys;
     private final XorbIngest ingest;
     private final Registrations registrations;
+    private final BucketChanges bucketChanges;
     private final ShardRegistration shards;
     private final Clock clock;
     private final Readiness readiness;
@@ -43,6 +44,7 @@ public final class Services implements AutoCloseable {
         this.tokens = new Tokens(keys, config.auth(), users, clock);
         this.ingest = new XorbIngest(bucket, index);
         this.registrations = new Registrations(bucket);
+        this.bucketChanges = new BucketChanges(bucket);
         this.shards = new ShardRegistration(bucket, index, registrations, config.commitPermits(), clock);
         this.readiness = new Readiness(index, bucket);
     }
@@ -175,6 +177,10 @@ public final class Services implements AutoCloseable {
         return registrations;
     }
 
+    public BucketChanges bucketChanges() {
+        return bucketChanges;
+    }
+
     public Clock clock() {
         return clock;
     }
@@ -188,6 +194,7 @@ public final class Services implements AutoCloseable {
         index.close();
         try {
             registrations.close();
+            bucketChanges.close();
             bucket.close();
         } catch (IOException ignored) {
             // nothing buffered: every put and every registration record is durable when it returns

@@ -2,6 +2,7 @@ package org.openxet.storage;
 
 import org.openxet.protocol.MerkleHash;
 
+import java.io.IOException;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -44,19 +45,44 @@ public interface BucketRepos {
     record Delete(String path) implements Change {
     }
 
+    /**
+     * One write as the index commits it: the bucket's sequence number after it (one more per write, assigned inside
+     * the write's transaction, under the bucket row's lock), the row's flags, the write's time (every put's
+     * {@code uploadedAt} and the row's {@code updated_at}) and its changes with their sizes. Replayed in sequence
+     * order, a bucket's writes give back its rows exactly ({@link #replay}).
+     */
+    record Applied(String name, long seq, boolean isPrivate, long createdAt, long at, List<Change> changes) {
+    }
+
+    /**
+     * Runs inside a write's transaction, before its commit, with what the commit will hold: what it throws rolls the
+     * write back (a write that could not be recorded is not made).
+     */
+    interface BeforeCommit {
+        void accept(Applied applied) throws IOException;
+    }
+
     Optional<Info> info(String name) throws IndexException;
 
-    /** Creates an empty bucket; false (and nothing changes) when it exists. */
-    boolean create(String name, boolean isPrivate, long nowMillis) throws IndexException;
+    /** Creates an empty bucket; false (and nothing changes, {@code record} is not called) when it exists. */
+    boolean create(String name, boolean isPrivate, long nowMillis, BeforeCommit record)
+            throws IndexException, IOException;
 
     /** The sizes of those of {@code files} a shard registered under {@code scope} (or a copy granted to it). */
     Map<MerkleHash, Long> visibleSizes(String scope, Collection<MerkleHash> files) throws IndexException;
 
     /**
      * Applies {@code changes} in order in one transaction, creating the bucket (private) when it does not exist; the
-     * bucket's totals change with them. A failure applies none.
+     * bucket's totals change with them. A failure applies none, and so does one that {@code record} throws.
      */
-    void apply(String name, List<Change> changes, long nowMillis) throws IndexException;
+    void apply(String name, List<Change> changes, long nowMillis, BeforeCommit record)
+            throws IndexException, IOException;
+
+    /**
+     * Replays a recorded write (index rebuild): the bucket's row created as recorded when missing, the changes applied
+     * at the recorded time, the bucket's sequence number set to the record's.
+     */
+    void replay(Applied applied) throws IndexException;
 
     /**
      * At most {@code limit} entries in path order from {@code from} ({@code inclusive} or not) to below {@code below}

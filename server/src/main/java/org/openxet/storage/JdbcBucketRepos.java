@@ -2,6 +2,8 @@ package org.openxet.storage;
 
 import org.openxet.protocol.MerkleHash;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -57,17 +59,22 @@ final class JdbcBucketRepos implements BucketRepos {
     }
 
     @Override
-    public boolean create(String name, boolean isPrivate, long nowMillis) throws IndexException {
-        return tx.write(c -> insertRepo(c, name, isPrivate, nowMillis));
+    public boolean create(String name, boolean isPrivate, long nowMillis, BeforeCommit record)
+            throws IndexException, IOException {
+        return recorded(() -> tx.write(c -> {
+            if (!insertRepo(c, name, isPrivate, nowMillis)) return false;
+            record(record, write(c, name, List.of(), nowMillis, null));
+            return true;
+        }));
     }
 
-    private static boolean insertRepo(Connection c, String name, boolean isPrivate, long nowMillis) throws SQLException {
+    private static boolean insertRepo(Connection c, String name, boolean isPrivate, long createdAt) throws SQLException {
         try (PreparedStatement p = c.prepareStatement("INSERT INTO bucket_repos (name, private, created_at, updated_at, "
                 + "size, total_files) VALUES (?, ?, ?, ?, 0, 0) ON CONFLICT (name) DO NOTHING")) {
             p.setString(1, name);
             p.setBoolean(2, isPrivate);
-            p.setLong(3, nowMillis);
-            p.setLong(4, nowMillis);
+            p.setLong(3, createdAt);
+            p.setLong(4, createdAt);
             return p.executeUpdate() == 1;
         }
     }
@@ -93,85 +100,129 @@ final class JdbcBucketRepos implements BucketRepos {
     }
 
     @Override
-    public void apply(String name, List<Change> changes, long nowMillis) throws IndexException {
-        tx.write(c -> {
+    public void apply(String name, List<Change> changes, long nowMillis, BeforeCommit record)
+            throws IndexException, IOException {
+        recorded(() -> tx.write(c -> {
             insertRepo(c, name, true, nowMillis);
-            // Takes the bucket's row lock on PostgreSQL (SQLite has one writer anyway): two batches on one bucket run
-            // one after the other, so each one's totals start from the other's.
-            try (PreparedStatement p = c.prepareStatement("UPDATE bucket_repos SET updated_at = ? WHERE name = ?")) {
-                p.setLong(1, nowMillis);
-                p.setString(2, name);
-                p.executeUpdate();
+            record(record, write(c, name, changes, nowMillis, null));
+            return null;
+        }));
+    }
+
+    @Override
+    public void replay(Applied applied) throws IndexException {
+        tx.write(c -> {
+            insertRepo(c, applied.name(), applied.isPrivate(), applied.createdAt());
+            return write(c, applied.name(), applied.changes(), applied.at(), applied.seq());
+        });
+    }
+
+    /** A write of the index whose {@link BeforeCommit} may fail: its IOException, not an index failure. */
+    private interface RecordedWrite<T> {
+        T run() throws IndexException;
+    }
+
+    private static <T> T recorded(RecordedWrite<T> write) throws IndexException, IOException {
+        try {
+            return write.run();
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+    }
+
+    /** Calls {@code record} inside the transaction; its IOException leaves as unchecked, which rolls the write back. */
+    private static void record(BeforeCommit record, Applied applied) {
+        try {
+            record.accept(applied);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Applies {@code changes} to the existing bucket {@code name} at {@code nowMillis} and moves its sequence number
+     * on by one ({@code seq} null) or to {@code seq} (a replay).
+     */
+    private static Applied write(Connection c, String name, List<Change> changes, long nowMillis, Long seq)
+            throws SQLException {
+        // Takes the bucket's row lock on PostgreSQL (SQLite has one writer anyway): two batches on one bucket run
+        // one after the other, so each one's totals and sequence number start from the other's.
+        try (PreparedStatement p = c.prepareStatement(
+                "UPDATE bucket_repos SET updated_at = ?, seq = " + (seq == null ? "seq + 1" : "?") + " WHERE name = ?")) {
+            int i = 1;
+            p.setLong(i++, nowMillis);
+            if (seq != null) p.setLong(i++, seq);
+            p.setString(i, name);
+            p.executeUpdate();
+        }
+        Applied applied;
+        long repo;
+        try (PreparedStatement p = c.prepareStatement(
+                "SELECT id, seq, private, created_at FROM bucket_repos WHERE name = ?")) {
+            p.setString(1, name);
+            try (ResultSet r = p.executeQuery()) {
+                if (!r.next()) throw new SQLException("bucket " + name + " vanished inside its transaction");
+                repo = r.getLong(1);
+                applied = new Applied(name, r.getLong(2), r.getBoolean(3), r.getLong(4), nowMillis, List.copyOf(changes));
             }
-            long repo = repoId(c, name);
-            long sizeDelta = 0;
-            long filesDelta = 0;
-            try (PreparedStatement old = c.prepareStatement(
-                    "SELECT size FROM bucket_repo_files WHERE repo_id = ? AND path = ?");
-                 PreparedStatement put = c.prepareStatement("INSERT INTO bucket_repo_files (repo_id, path, xet_hash, "
-                         + "size, mtime, content_type, uploaded_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
-                         + "ON CONFLICT (repo_id, path) DO UPDATE SET xet_hash = excluded.xet_hash, size = excluded.size, "
-                         + "mtime = excluded.mtime, content_type = excluded.content_type, uploaded_at = excluded.uploaded_at");
-                 PreparedStatement delete = c.prepareStatement(
-                         "DELETE FROM bucket_repo_files WHERE repo_id = ? AND path = ?");
-                 PreparedStatement grant = c.prepareStatement("INSERT INTO file_scopes (scope, file_id) "
-                         + "SELECT ?, id FROM files WHERE hash = ? ON CONFLICT DO NOTHING")) {
-                for (Change change : changes) {
-                    old.setLong(1, repo);
-                    old.setString(2, change.path());
-                    Long before = null;
-                    try (ResultSet r = old.executeQuery()) {
-                        if (r.next()) before = r.getLong(1);
-                    }
-                    switch (change) {
-                        case Put f -> {
-                            put.setLong(1, repo);
-                            put.setString(2, f.path());
-                            put.setBytes(3, f.xetHash().toBytes());
-                            put.setLong(4, f.size());
-                            put.setLong(5, f.mtime());
-                            put.setString(6, f.contentType());
-                            put.setLong(7, nowMillis);
-                            put.executeUpdate();
-                            sizeDelta += f.size() - (before == null ? 0 : before);
-                            filesDelta += before == null ? 1 : 0;
-                            if (f.grant()) {
-                                grant.setString(1, "buckets/" + name);
-                                grant.setBytes(2, f.xetHash().toBytes());
-                                grant.executeUpdate();
-                            }
+        }
+        long sizeDelta = 0;
+        long filesDelta = 0;
+        try (PreparedStatement old = c.prepareStatement(
+                "SELECT size FROM bucket_repo_files WHERE repo_id = ? AND path = ?");
+             PreparedStatement put = c.prepareStatement("INSERT INTO bucket_repo_files (repo_id, path, xet_hash, "
+                     + "size, mtime, content_type, uploaded_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                     + "ON CONFLICT (repo_id, path) DO UPDATE SET xet_hash = excluded.xet_hash, size = excluded.size, "
+                     + "mtime = excluded.mtime, content_type = excluded.content_type, uploaded_at = excluded.uploaded_at");
+             PreparedStatement delete = c.prepareStatement(
+                     "DELETE FROM bucket_repo_files WHERE repo_id = ? AND path = ?");
+             PreparedStatement grant = c.prepareStatement("INSERT INTO file_scopes (scope, file_id) "
+                     + "SELECT ?, id FROM files WHERE hash = ? ON CONFLICT DO NOTHING")) {
+            for (Change change : changes) {
+                old.setLong(1, repo);
+                old.setString(2, change.path());
+                Long before = null;
+                try (ResultSet r = old.executeQuery()) {
+                    if (r.next()) before = r.getLong(1);
+                }
+                switch (change) {
+                    case Put f -> {
+                        put.setLong(1, repo);
+                        put.setString(2, f.path());
+                        put.setBytes(3, f.xetHash().toBytes());
+                        put.setLong(4, f.size());
+                        put.setLong(5, f.mtime());
+                        put.setString(6, f.contentType());
+                        put.setLong(7, nowMillis);
+                        put.executeUpdate();
+                        sizeDelta += f.size() - (before == null ? 0 : before);
+                        filesDelta += before == null ? 1 : 0;
+                        if (f.grant()) {
+                            grant.setString(1, "buckets/" + name);
+                            grant.setBytes(2, f.xetHash().toBytes());
+                            grant.executeUpdate();
                         }
-                        case Delete d -> {
-                            if (before != null) {
-                                delete.setLong(1, repo);
-                                delete.setString(2, d.path());
-                                delete.executeUpdate();
-                                sizeDelta -= before;
-                                filesDelta--;
-                            }
+                    }
+                    case Delete d -> {
+                        if (before != null) {
+                            delete.setLong(1, repo);
+                            delete.setString(2, d.path());
+                            delete.executeUpdate();
+                            sizeDelta -= before;
+                            filesDelta--;
                         }
                     }
                 }
             }
-            try (PreparedStatement p = c.prepareStatement(
-                    "UPDATE bucket_repos SET size = size + ?, total_files = total_files + ? WHERE id = ?")) {
-                p.setLong(1, sizeDelta);
-                p.setLong(2, filesDelta);
-                p.setLong(3, repo);
-                p.executeUpdate();
-            }
-            return null;
-        });
-    }
-
-    private static long repoId(Connection c, String name) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("SELECT id FROM bucket_repos WHERE name = ?")) {
-            p.setString(1, name);
-            try (ResultSet r = p.executeQuery()) {
-                if (!r.next()) throw new SQLException("bucket " + name + " vanished inside its transaction");
-                return r.getLong(1);
-            }
         }
+        try (PreparedStatement p = c.prepareStatement(
+                "UPDATE bucket_repos SET size = size + ?, total_files = total_files + ? WHERE id = ?")) {
+            p.setLong(1, sizeDelta);
+            p.setLong(2, filesDelta);
+            p.setLong(3, repo);
+            p.executeUpdate();
+        }
+        return applied;
     }
 
     @Override

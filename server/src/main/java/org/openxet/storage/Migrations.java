@@ -17,9 +17,10 @@ import java.util.List;
  */
 final class Migrations {
     /** The migrations that exist, in order; adding one means adding a file and a line here. */
-    static final List<String> SQLITE = List.of("0001_init", "0002_quarantine", "0003_bucket_repos");
+    static final List<String> SQLITE = List.of("0001_init", "0002_quarantine", "0003_bucket_repos",
+            "0004_bucket_repos_seq");
     static final List<String> POSTGRES = List.of("0001_init", "0002_node_keys", "0003_files_terms_uncompressed", "0004_users",
-            "0005_quarantine", "0006_auth", "0007_bucket_repos");
+            "0005_quarantine", "0006_auth", "0007_bucket_repos", "0008_bucket_repos_seq");
 
     private Migrations() {
     }

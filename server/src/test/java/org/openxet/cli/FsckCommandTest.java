@@ -138,15 +138,15 @@ class FsckCommandTest {
             long size = s.services().index().bucketRepos().visibleSizes("buckets/alice/data", List.of(file)).get(file);
             var repos = s.services().index().bucketRepos();
             repos.apply("alice/data", List.of(new org.openxet.storage.BucketRepos.Put("ok.bin", file, size, 1L, null,
-                    false), new org.openxet.storage.BucketRepos.Put("empty.bin", MerkleHash.ZERO, 0, 1L, null, false)), 1L);
+                    false), new org.openxet.storage.BucketRepos.Put("empty.bin", MerkleHash.ZERO, 0, 1L, null, false)), 1L, s.services().bucketChanges()::write);
             CliTest.Run clean = fsck("--data", s.dataDir().toString());
             assertEquals(0, clean.exit(), String.join("\n", clean.lines()));
             assertEquals(2, clean.lastJson().get("bucket_entries_checked").asLong());
 
             repos.apply("alice/other", List.of(new org.openxet.storage.BucketRepos.Put("elsewhere.bin", file, size, 1L,
-                    null, false)), 1L);
+                    null, false)), 1L, s.services().bucketChanges()::write);
             repos.apply("alice/data", List.of(new org.openxet.storage.BucketRepos.Put("wrong-size.bin", file, size + 1,
-                    1L, null, false)), 1L);
+                    1L, null, false)), 1L, s.services().bucketChanges()::write);
             CliTest.Run broken = fsck("--data", s.dataDir().toString());
             assertEquals(1, broken.exit(), String.join("\n", broken.lines()));
             JsonNode entries = broken.lastJson().get("broken_bucket_entries");
