@@ -36,13 +36,51 @@ final class BucketJson {
     }
 
     static String info(BucketRepos.Info info) {
+        return write(infoNode(info));
+    }
+
+    /** {@code list_buckets}: an array of {@code BucketInfo}. */
+    static String infos(List<BucketRepos.Info> infos) {
+        ArrayNode a = JSON.createArrayNode();
+        for (BucketRepos.Info i : infos) a.add(infoNode(i));
+        return write(a);
+    }
+
+    /**
+     * {@code /api/whoami-v2} for an openxet user: a user of no organisation whose token is an access token of the
+     * user's access level (huggingface_hub {@code _login.py} reads {@code auth.accessToken.role} and
+     * {@code displayName}, {@code cli/auth.py} {@code name} and {@code orgs[].name}; huggingface.js
+     * {@code who-am-i.ts} {@code WhoAmIUser} and {@code AuthInfo}).
+     */
+    static String whoami(String name, String access) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("type", "user");
+        o.put("id", name);
+        o.put("name", name);
+        o.put("fullname", name);
+        o.putNull("email");
+        o.put("emailVerified", false);
+        o.put("isPro", false);
+        o.putArray("orgs");
+        o.put("canPay", false);
+        o.put("avatarUrl", "");
+        o.putNull("periodEnd");
+        ObjectNode auth = o.putObject("auth");
+        auth.put("type", "access_token");
+        ObjectNode token = auth.putObject("accessToken");
+        token.put("displayName", "openxet-" + name);
+        token.put("role", "write".equals(access) ? "write" : "read");
+        return write(o);
+    }
+
+    private static ObjectNode infoNode(BucketRepos.Info info) {
         ObjectNode o = JSON.createObjectNode();
         o.put("id", info.name());
         o.put("private", info.isPrivate());
         o.put("createdAt", time(info.createdAt()));
         o.put("size", info.size());
         o.put("totalFiles", info.totalFiles());
-        return write(o);
+        return o;
     }
 
     private static ObjectNode file(BucketRepos.Entry e) {

@@ -32,6 +32,9 @@ final class BucketRoutes {
     /** The bucket id in a raw path: ids never need escapes, so the raw segments are the id. */
     private static final Pattern ID = Pattern.compile("^/(?:api/)?buckets/([^/]+)/([^/]+)(?:/.*)?$");
     private static final Pattern TREE_PREFIX = Pattern.compile("^/api/buckets/[^/]+/[^/]+/tree(?:/(.*))?$");
+    private static final Pattern NAMESPACE = Pattern.compile("^/api/buckets/([^/]+)/?$");
+    /** Buckets one listing page names ({@code GET /api/buckets/{namespace}}), then {@code Link: rel="next"}. */
+    static final int LIST_PAGE = 500;
     private static final Pattern RESOLVE_PATH = Pattern.compile("^/buckets/[^/]+/[^/]+/resolve/(.+)$");
     /** Paths one paths-info call may ask about: what huggingface_hub sends ({@code _BUCKET_PATHS_INFO_BATCH_SIZE}). */
     static final int MAX_PATHS_INFO = 1000;
@@ -60,8 +63,11 @@ final class BucketRoutes {
 
     /** Registered before {@link TokenRoutes}, whose {@code GET /api/*} would take these paths otherwise. */
     void register(RouteTable routes) {
+        routes.user(Method.GET, "/api/whoami-v2", this::whoami);
+        routes.user(Method.GET, "/api/buckets/{namespace}", this::list);
         routes.user(Method.POST, "/api/buckets/{namespace}/{name}", this::create);
         routes.user(Method.GET, "/api/buckets/{namespace}/{name}", this::info);
+        routes.user(Method.DELETE, "/api/buckets/{namespace}/{name}", this::delete);
         routes.user(Method.POST, "/api/buckets/{namespace}/{name}/batch", this::batch);
         routes.user(Method.POST, "/api/buckets/{namespace}/{name}/paths-info", this::pathsInfo);
         routes.user(Method.GET, "/api/buckets/{namespace}/{name}/tree", this::tree);
@@ -124,6 +130,61 @@ final class BucketRoutes {
             res.header(Errors.ERROR_MESSAGE, "bucket " + id + " already exists");
             JsonAnswer.send(res, 409, BucketJson.exists(url, id));
         }
+    }
+
+    /**
+     * The user behind the token, as the Hub's {@code /api/whoami-v2} answers it: huggingface_hub reads {@code name}
+     * ({@code hf auth whoami}, {@code login}; every {@code namespace = whoami()["name"]}), {@code orgs[].name} and
+     * {@code auth.accessToken.role}/{@code displayName}; huggingface.js {@code whoAmI} the same object.
+     */
+    private void whoami(ServerRequest req, ServerResponse res, Users.User user) throws Exception {
+        JsonAnswer.send(res, 200, BucketJson.whoami(user.name(), user.stored().access()));
+    }
+
+    /**
+     * huggingface_hub {@code list_buckets} ({@code hf buckets list}): {@code GET /api/buckets/{namespace}} ({@code me}:
+     * the caller's), {@code search} a substring of the name, each item a {@code BucketInfo}, paged by
+     * {@code Link: rel="next"} ({@code paginate}). Only the buckets the user may read: another user's namespace lists
+     * as empty, as the Hub lists no private bucket of others.
+     */
+    private void list(ServerRequest req, ServerResponse res, Users.User user) throws Exception {
+        Matcher m = NAMESPACE.matcher(req.path().rawPath());
+        if (!m.matches()) throw HttpError.badRequest("malformed namespace in the path");
+        String namespace = m.group(1).equals("me") ? user.name() : m.group(1);
+        if (!BucketPaths.REPO_ID.matcher(namespace + "/x").matches()) {
+            throw HttpError.badRequest("malformed namespace in the path: " + namespace);
+        }
+        String search = req.query().first("search").orElse("").toLowerCase(java.util.Locale.ROOT);
+        String after = req.query().first("cursor").orElse("");
+        List<BucketRepos.Info> page = repos().list(namespace, after, LIST_PAGE);
+        List<BucketRepos.Info> shown = new ArrayList<>();
+        for (BucketRepos.Info i : page) {
+            if (user.allows(BucketPaths.scope(i.name()), Access.READ)
+                    && i.name().substring(namespace.length() + 1).toLowerCase(java.util.Locale.ROOT).contains(search)) {
+                shown.add(i);
+            }
+        }
+        if (page.size() == LIST_PAGE) {
+            String next = base(req) + req.path().rawPath() + "?cursor="
+                    + java.net.URLEncoder.encode(page.getLast().name(), java.nio.charset.StandardCharsets.UTF_8)
+                    + (search.isEmpty() ? "" : "&search=" + java.net.URLEncoder.encode(search,
+                    java.nio.charset.StandardCharsets.UTF_8));
+            res.header(HeaderNames.create("Link"), "<" + next + ">; rel=\"next\"");
+        }
+        JsonAnswer.send(res, 200, BucketJson.infos(shown));
+    }
+
+    /**
+     * huggingface_hub {@code delete_bucket} ({@code hf buckets delete}; {@code missing_ok} passes on a 404) and
+     * huggingface.js {@code deleteRepo} of a bucket ({@code res.ok}): the bucket and its paths go, recorded as any
+     * write; its files stay (no file record is ever removed).
+     */
+    private void delete(ServerRequest req, ServerResponse res, Users.User user) throws Exception {
+        String id = bucket(req, user, Access.WRITE);
+        if (!repos().delete(id, services.clock().millis(), services.bucketChanges()::write)) {
+            throw HttpError.repoNotFound("bucket " + id + " not found");
+        }
+        JsonAnswer.send(res, 200, "{}");
     }
 
     private void info(ServerRequest req, ServerResponse res, Users.User user) throws Exception {

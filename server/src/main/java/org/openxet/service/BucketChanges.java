@@ -20,15 +20,15 @@ import java.util.Map;
  * write without one. {@code openxet index rebuild} replays them after the shard registrations: every bucket with its
  * flags and times, every path with its hash, size, times and content type, and the grants of copied files.
  *
- * <p>A record is one JSON line {@code {bucket, seq, private, created_at, at, changes}} in a {@link RecordLog} under
- * {@code bucket-changes/} (a sibling of {@link Registrations}' log, not a second kind of line in it: the two replay in
- * different orders, and an older reader of the registrations would count these lines as torn ones); on S3 one object
- * per write, {@code bucket-changes/<SHA-256 of the bucket id, hex>.<seq, 19 digits>}. {@code seq} is the bucket's
- * sequence number, assigned under the bucket row's lock in the index: the order of the index's commits, whichever node
- * made them. A write whose transaction then failed may leave a record of its number; a later write reuses the number
- * and its record comes later (later in a log, or the same object overwritten), so the last record of a number is
- * the one that counts. Only the last write of a bucket can be such a leftover: rebuilt, it is applied (see
- * docs/DESIGN.md "Bucket repositories").
+ * <p>A record is one JSON line {@code {bucket, seq, private, created_at, at, changes, deleted?}} in a
+ * {@link RecordLog} under {@code bucket-changes/} (a sibling of {@link Registrations}' log, not a second kind of
+ * line in it: the two replay in different orders, and an older reader of the registrations would count these lines
+ * as torn ones); on S3 one object per write, {@code bucket-changes/<SHA-256 of the bucket id, hex>.<seq, 19 digits>}.
+ * {@code seq} is the bucket's sequence number, assigned under the bucket row's lock in the index: the order of the
+ * index's commits, whichever node made them. A write whose transaction then failed may leave a record of its number;
+ * a later write reuses the number and its record comes later (later in a log, or the same object overwritten), so
+ * the last record of a number is the one that counts. Only the last write of a bucket can be such a leftover:
+ * rebuilt, it is applied (see docs/DESIGN.md "Bucket repositories").
  */
 public final class BucketChanges implements AutoCloseable {
     public static final String PREFIX = "bucket-changes/";
@@ -39,9 +39,9 @@ public final class BucketChanges implements AutoCloseable {
                          Boolean grant) {
     }
 
-    /** One write of one bucket, as committed. */
+    /** One write of one bucket, as committed; {@code deleted}: the write deleted the bucket. */
     public record Record(String bucket, long seq, @JsonProperty("private") boolean isPrivate, long createdAt, long at,
-                         List<Change> changes) {
+                         List<Change> changes, @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean deleted) {
     }
 
     private final RecordLog log;
@@ -73,7 +73,7 @@ public final class BucketChanges implements AutoCloseable {
                 case BucketRepos.Delete d -> new Change("delete", d.path(), null, null, null, null, null);
             });
         }
-        return new Record(a.name(), a.seq(), a.isPrivate(), a.createdAt(), a.at(), changes);
+        return new Record(a.name(), a.seq(), a.isPrivate(), a.createdAt(), a.at(), changes, a.deletesBucket());
     }
 
     /** The write a record names; a record that names something no write can hold throws. */
@@ -93,7 +93,8 @@ public final class BucketChanges implements AutoCloseable {
                 throw new FormatException("change of " + c.path() + ": unknown operation " + c.op());
             }
         }
-        return new BucketRepos.Applied(r.bucket(), r.seq(), r.isPrivate(), r.createdAt(), r.at(), List.copyOf(changes));
+        return new BucketRepos.Applied(r.bucket(), r.seq(), r.isPrivate(), r.createdAt(), r.at(), List.copyOf(changes),
+                r.deleted());
     }
 
     /** What {@link #inOrder} read: the records to replay, and how many lines were torn. */

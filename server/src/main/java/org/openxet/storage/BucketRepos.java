@@ -51,7 +51,11 @@ public interface BucketRepos {
      * {@code uploadedAt} and the row's {@code updated_at}) and its changes with their sizes. Replayed in sequence
      * order, a bucket's writes give back its rows exactly ({@link #replay}).
      */
-    record Applied(String name, long seq, boolean isPrivate, long createdAt, long at, List<Change> changes) {
+    record Applied(String name, long seq, boolean isPrivate, long createdAt, long at, List<Change> changes,
+                   boolean deletesBucket) {
+        public Applied(String name, long seq, boolean isPrivate, long createdAt, long at, List<Change> changes) {
+            this(name, seq, isPrivate, createdAt, at, changes, false);
+        }
     }
 
     /**
@@ -67,6 +71,18 @@ public interface BucketRepos {
     /** Creates an empty bucket; false (and nothing changes, {@code record} is not called) when it exists. */
     boolean create(String name, boolean isPrivate, long nowMillis, BeforeCommit record)
             throws IndexException, IOException;
+
+    /**
+     * At most {@code limit} buckets of {@code namespace} in name order after {@code after} ({@code ""}: from the
+     * first), with their totals.
+     */
+    List<Info> list(String namespace, String after, int limit) throws IndexException;
+
+    /**
+     * Deletes the bucket and every path in it; false (and {@code record} is not called) when there is none. The files
+     * stay, as every file record does: only the bucket's paths go. A bucket created again under the name is new.
+     */
+    boolean delete(String name, long nowMillis, BeforeCommit record) throws IndexException, IOException;
 
     /** The sizes of those of {@code files} a shard registered under {@code scope} (or a copy granted to it). */
     Map<MerkleHash, Long> visibleSizes(String scope, Collection<MerkleHash> files) throws IndexException;

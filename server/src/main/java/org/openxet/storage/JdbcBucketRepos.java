@@ -48,12 +48,36 @@ final class JdbcBucketRepos implements BucketRepos {
     public Optional<Info> info(String name) throws IndexException {
         return tx.read(c -> {
             try (PreparedStatement p = c.prepareStatement(
-                    "SELECT private, created_at, size, total_files FROM bucket_repos WHERE name = ?")) {
+                    "SELECT private, created_at, size, total_files FROM bucket_repos "
+                            + "WHERE name = ? AND deleted_at IS NULL")) {
                 p.setString(1, name);
                 try (ResultSet r = p.executeQuery()) {
                     if (!r.next()) return Optional.empty();
                     return Optional.of(new Info(name, r.getBoolean(1), r.getLong(2), r.getLong(3), r.getLong(4)));
                 }
+            }
+        });
+    }
+
+    @Override
+    public List<Info> list(String namespace, String after, int limit) throws IndexException {
+        String prefix = namespace + "/";
+        return tx.read(c -> {
+            // substr, not a range: PostgreSQL compares names in the database's collation (only paths are "C").
+            try (PreparedStatement p = c.prepareStatement("SELECT name, private, created_at, size, total_files "
+                    + "FROM bucket_repos WHERE substr(name, 1, ?) = ? AND name > ? AND deleted_at IS NULL "
+                    + "ORDER BY name LIMIT ?")) {
+                p.setInt(1, prefix.length());
+                p.setString(2, prefix);
+                p.setString(3, after);
+                p.setInt(4, limit);
+                List<Info> out = new ArrayList<>();
+                try (ResultSet r = p.executeQuery()) {
+                    while (r.next()) {
+                        out.add(new Info(r.getString(1), r.getBoolean(2), r.getLong(3), r.getLong(4), r.getLong(5)));
+                    }
+                }
+                return out;
             }
         });
     }
@@ -68,9 +92,12 @@ final class JdbcBucketRepos implements BucketRepos {
         }));
     }
 
+    /** Creates the bucket, or brings a deleted one's row back as a new bucket (its number goes on); false if it is. */
     private static boolean insertRepo(Connection c, String name, boolean isPrivate, long createdAt) throws SQLException {
         try (PreparedStatement p = c.prepareStatement("INSERT INTO bucket_repos (name, private, created_at, updated_at, "
-                + "size, total_files) VALUES (?, ?, ?, ?, 0, 0) ON CONFLICT (name) DO NOTHING")) {
+                + "size, total_files) VALUES (?, ?, ?, ?, 0, 0) ON CONFLICT (name) DO UPDATE SET "
+                + "private = excluded.private, created_at = excluded.created_at, updated_at = excluded.updated_at, "
+                + "size = 0, total_files = 0, deleted_at = NULL WHERE bucket_repos.deleted_at IS NOT NULL")) {
             p.setString(1, name);
             p.setBoolean(2, isPrivate);
             p.setLong(3, createdAt);
@@ -110,8 +137,45 @@ final class JdbcBucketRepos implements BucketRepos {
     }
 
     @Override
+    public boolean delete(String name, long nowMillis, BeforeCommit record) throws IndexException, IOException {
+        return recorded(() -> tx.write(c -> {
+            Applied applied = tombstone(c, name, nowMillis, null);
+            if (applied == null) return false;
+            record(record, applied);
+            return true;
+        }));
+    }
+
+    /** Marks {@code name} deleted and removes its paths; null when it is not there. */
+    private static Applied tombstone(Connection c, String name, long nowMillis, Long seq) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement("UPDATE bucket_repos SET deleted_at = ?, updated_at = ?, "
+                + "size = 0, total_files = 0, seq = " + (seq == null ? "seq + 1" : "?")
+                + " WHERE name = ? AND deleted_at IS NULL")) {
+            int i = 1;
+            p.setLong(i++, nowMillis);
+            p.setLong(i++, nowMillis);
+            if (seq != null) p.setLong(i++, seq);
+            p.setString(i, name);
+            if (p.executeUpdate() == 0) return null;
+        }
+        try (PreparedStatement p = c.prepareStatement(
+                "SELECT id, seq, private, created_at FROM bucket_repos WHERE name = ?")) {
+            p.setString(1, name);
+            try (ResultSet r = p.executeQuery()) {
+                r.next();
+                try (PreparedStatement d = c.prepareStatement("DELETE FROM bucket_repo_files WHERE repo_id = ?")) {
+                    d.setLong(1, r.getLong(1));
+                    d.executeUpdate();
+                }
+                return new Applied(name, r.getLong(2), r.getBoolean(3), r.getLong(4), nowMillis, List.of(), true);
+            }
+        }
+    }
+
+    @Override
     public void replay(Applied applied) throws IndexException {
         tx.write(c -> {
+            if (applied.deletesBucket()) return tombstone(c, applied.name(), applied.at(), applied.seq());
             insertRepo(c, applied.name(), applied.isPrivate(), applied.createdAt());
             return write(c, applied.name(), applied.changes(), applied.at(), applied.seq());
         });

@@ -44,11 +44,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class BucketRebuildTest {
     private static final int FILES = 6;
-    private static final List<String> BUCKETS = List.of("alice/data", "alice/made", "alice/shared");
+    /** Two creates, six batches, two deletes (a third finds nothing), and 16 concurrent batches. */
+    private static final int WRITES = 2 + 6 + 2 + 16;
+    private static final List<String> BUCKETS = List.of("alice/data", "alice/made", "alice/shared", "alice/gone",
+            "alice/forgotten");
 
     /** The rows a rebuild must give back, one line each, every column (hashes in hex), in a fixed order. */
     private static final List<String> DUMPS = List.of(
-            "SELECT name, private, created_at, updated_at, size, total_files, seq FROM bucket_repos ORDER BY name",
+            "SELECT name, private, created_at, updated_at, size, total_files, seq, deleted_at FROM bucket_repos ORDER BY name",
             "SELECT b.name, f.path, f.xet_hash, f.size, f.mtime, f.content_type, f.uploaded_at FROM bucket_repo_files f"
                     + " JOIN bucket_repos b ON b.id = f.repo_id ORDER BY b.name, f.path",
             "SELECT s.scope, f.hash FROM file_scopes s JOIN files f ON f.id = s.file_id ORDER BY s.scope, f.hash");
@@ -133,6 +136,13 @@ class BucketRebuildTest {
                 copy("from-model.bin", inModel.file(), "model", "alice/m"), add("not-uploaded-here.bin",
                         SyntheticFile.of(0), true)));
         ok(200, batch(s, "alice/made", alice, delete("from-model.bin")));
+        // A bucket deleted and made again by a batch, and one created and deleted.
+        ok(200, batch(s, "alice/gone", alice, copy("x", SyntheticFile.of(0).file(), "bucket", "alice/data")));
+        ok(200, s.send(s.request("/api/buckets/alice/gone", alice).DELETE().build()));
+        ok(404, s.send(s.request("/api/buckets/alice/gone", alice).DELETE().build()));
+        ok(200, batch(s, "alice/gone", alice, copy("y", SyntheticFile.of(1).file(), "bucket", "alice/data")));
+        ok(200, s.post("/api/buckets/alice/forgotten", alice, new byte[0]));
+        ok(200, s.send(s.request("/api/buckets/alice/forgotten", alice).DELETE().build()));
     }
 
     /** Batches on one bucket, several at once (from two nodes when {@code other} is another one). */
@@ -212,8 +222,8 @@ class BucketRebuildTest {
         for (String f : List.of("index.sqlite", "index.sqlite-wal", "index.sqlite-shm")) Files.deleteIfExists(copy.resolve(f));
 
         JsonNode r = rebuild("index", "rebuild", "--data", copy.toString());
-        assertEquals(3, r.get("buckets").asLong());
-        assertEquals(1 + 4 + 16, r.get("bucket_writes").asLong(), "a create and every batch with a change");
+        assertEquals(BUCKETS.size(), r.get("buckets").asLong(), "a deleted bucket's tombstone too");
+        assertEquals(WRITES, r.get("bucket_writes").asLong(), "every create, batch with a change and delete");
         assertEquals(0, r.get("skipped").size());
         assertEquals(rows, dumpSqlite(copy));
         try (TestServer restored = new TestServer(c -> c.withDataDir(copy))) {
@@ -243,14 +253,14 @@ class BucketRebuildTest {
                 writeConcurrently(first, second, alice, alice);
                 answers = answers(second, alice);
                 // S3 cannot append: one object per write, named by its bucket and number.
-                assertEquals(1 + 4 + 16, first.services().bucket().list("bucket-changes").size());
+                assertEquals(WRITES, first.services().bucket().list("bucket-changes").size());
                 rows = dumpPostgres(lost);
 
                 Path config = Files.writeString(Files.createTempFile("openxet-rebuild", ".yaml"), "openxet:\n  index:\n"
                         + "    url: \"" + empty + "\"\n  bucket:\n    url: " + bucketUrl + "\n  s3:\n    endpoint: "
                         + s3.endpoint() + "\n    region: " + S3Server.REGION + "\n");
                 JsonNode r = rebuild("index", "rebuild", "--config", config.toString(), "--data", first.dataDir().toString());
-                assertEquals(3, r.get("buckets").asLong());
+                assertEquals(BUCKETS.size(), r.get("buckets").asLong(), "a deleted bucket's tombstone too");
                 assertEquals(0, r.get("skipped").size());
             }
             assertEquals(rows, dumpPostgres(empty));

@@ -420,4 +420,75 @@ class BucketRoutesTest {
         assertEquals(0, json(r).get("processed").asInt());
         assertEquals(404, server.get("/api/buckets/alice/empty", alice).statusCode());
     }
+    @Test
+    void whoamiAnswersTheUserNameNoOrgsAndTheTokensRoleAsLoginAndAuthWhoamiReadThem() throws Exception {
+        // hf_api.py _inner_whoami: GET /api/whoami-v2; cli/auth.py auth_whoami reads name and orgs[].name; _login.py
+        // reads auth.accessToken.role and displayName; who-am-i.ts whoAmI the same (type "user").
+        JsonNode me = json(server.get("/api/whoami-v2", alice));
+        assertEquals("user", me.get("type").asText());
+        assertEquals("alice", me.get("name").asText());
+        assertEquals(0, me.get("orgs").size());
+        assertEquals("write", me.at("/auth/accessToken/role").asText());
+        assertFalse(me.at("/auth/accessToken/displayName").asText().isEmpty());
+        assertEquals("read", json(server.get("/api/whoami-v2", reader)).at("/auth/accessToken/role").asText());
+        // An unknown token is the 401 _inner_whoami turns into "Invalid user token."
+        assertEquals(401, server.get("/api/whoami-v2", "hf_not_a_token").statusCode());
+    }
+
+    @Test
+    void listBucketsPagesThroughTheNamespacesBucketsTheUserCanReadAndFiltersBySearch() throws Exception {
+        // hf_api.py list_buckets: GET /api/buckets/{namespace or "me"}?search=..., paginate (Link rel="next"), each
+        // item BucketInfo(id, private, createdAt, size, totalFiles); cli/buckets.py _list_buckets prints them.
+        String carol = new Users(server.dataDir()).add("carol", List.of("buckets/carol/*"), Access.WRITE);
+        var repos = server.services().index().bucketRepos();
+        List<String> made = new ArrayList<>();
+        for (int i = 0; i < BucketRoutes.LIST_PAGE + 2; i++) {
+            String id = String.format("carol/b-%04d", i);
+            assertTrue(repos.create(id, i % 2 == 0, 1_727_278_262_346L, server.services().bucketChanges()::write));
+            made.add(id);
+        }
+        List<JsonNode> listed = new ArrayList<>();
+        String url = server.url("/api/buckets/me");
+        int pages = 0;
+        while (url != null) {
+            HttpResponse<String> r = server.send(server.request("", carol).uri(java.net.URI.create(url)).GET().build());
+            assertEquals(200, r.statusCode(), r.body());
+            json(r).forEach(listed::add);
+            pages++;
+            url = r.headers().firstValue("Link").map(l -> l.replaceAll("^<([^>]+)>; rel=\"next\"$", "$1")).orElse(null);
+        }
+        assertEquals(2, pages);
+        assertEquals(made, listed.stream().map(n -> n.get("id").asText()).toList());
+        JsonNode first = listed.getFirst();
+        assertTrue(first.get("private").asBoolean());
+        assertEquals("2024-09-25T15:31:02.346Z", first.get("createdAt").asText());
+        assertEquals(0, first.get("size").asLong());
+        assertEquals(0, first.get("totalFiles").asLong());
+        List<String> found = new ArrayList<>();
+        json(server.get("/api/buckets/carol?search=B-000", carol)).forEach(n -> found.add(n.get("id").asText()));
+        assertEquals(made.subList(0, 10), found);
+        assertEquals("[]", server.get("/api/buckets/carol", bob).body(), "bob reads none of carol's buckets");
+    }
+
+    @Test
+    void deleteBucketRemovesTheBucketAndItsPathsAndAnswers404ForMissingOk() throws Exception {
+        // hf_api.py delete_bucket: DELETE /api/buckets/{id}, missing_ok passes on a 404; delete-repo.ts: res.ok.
+        assertEquals(200, batch("alice/deleted", alice, add("a.bin", one.file())).statusCode());
+        assertEquals(403, server.send(server.request("/api/buckets/alice/deleted", reader).DELETE().build()).statusCode());
+        assertEquals(404, server.send(server.request("/api/buckets/alice/deleted", bob).DELETE().build()).statusCode());
+        assertEquals(200, server.send(server.request("/api/buckets/alice/deleted", alice).DELETE().build()).statusCode());
+        HttpResponse<String> info = server.get("/api/buckets/alice/deleted", alice);
+        assertEquals(404, info.statusCode());
+        assertEquals("RepoNotFound", info.headers().firstValue("X-Error-Code").orElse(null));
+        HttpResponse<String> again = server.send(server.request("/api/buckets/alice/deleted", alice).DELETE().build());
+        assertEquals(404, again.statusCode());
+        assertEquals("RepoNotFound", again.headers().firstValue("X-Error-Code").orElse(null));
+        assertEquals(404, head("/buckets/alice/deleted/resolve/a.bin", alice).statusCode());
+        // Made again, it is a new, empty bucket.
+        assertEquals(200, server.post("/api/buckets/alice/deleted", alice, "{\"private\": false}".getBytes()).statusCode());
+        JsonNode fresh = json(server.get("/api/buckets/alice/deleted", alice));
+        assertEquals(0, fresh.get("totalFiles").asInt());
+        assertFalse(fresh.get("private").asBoolean());
+        assertEquals("[]", server.get("/api/buckets/alice/deleted/tree?recursive=true", alice).body());
+    }
 }

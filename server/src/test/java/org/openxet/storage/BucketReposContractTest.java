@@ -205,6 +205,22 @@ abstract class BucketReposContractTest {
     }
 
     @Test
+    void aDeletedBucketIsGoneWithItsPathsAndOneMadeAgainGoesOnFromItsNumber() throws Exception {
+        repos.apply("o/d", List.of(put("a", "a", 3)), 1L, recorded::add);
+        assertTrue(repos.delete("o/d", 2L, recorded::add));
+        assertFalse(repos.delete("o/d", 3L, recorded::add), "nothing to delete");
+        assertEquals(Optional.empty(), repos.info("o/d"));
+        assertEquals(List.of(), repos.range("o/d", "", true, null, 10));
+        assertEquals(List.of(), repos.list("o", "", 10));
+        assertTrue(repos.create("o/d", false, 4L, recorded::add));
+        assertEquals(new BucketRepos.Info("o/d", false, 4L, 0, 0), repos.info("o/d").orElseThrow());
+        assertEquals(List.of(new BucketRepos.Applied("o/d", 1, true, 1L, 1L, List.of(put("a", "a", 3))),
+                new BucketRepos.Applied("o/d", 2, true, 1L, 2L, List.of(), true),
+                new BucketRepos.Applied("o/d", 3, false, 4L, 4L, List.of())), recorded);
+        assertEquals(List.of("o/d"), repos.list("o", "", 10).stream().map(BucketRepos.Info::name).toList());
+    }
+
+    @Test
     void aReopenedIndexKeepsItsBuckets() throws Exception {
         repos.apply("o/b", List.of(put("p", "p", 3)), 1L, recorded::add);
         index.close();
