@@ -162,4 +162,34 @@ export async function openxetHubLegs(t, { writeUrl, readUrl, userToken, modelRep
 		const n = onlyOpenxet((e) => e.status === 404 && e.url.pathname.endsWith("/resolve/one-byte.bin"));
 		return `${n} requests in these legs, every one to openxet`;
 	});
+
+	// lib/who-am-i.ts whoAmI: GET /api/whoami-v2 with the user token, a WhoAmIUser with its AuthInfo.
+	await check(`${leg}: whoAmI names the openxet user and its token's role`, async () => {
+		const me = await hub.whoAmI({ ...read });
+		assert(me.type === "user" && me.name === "interop", `whoAmI: ${JSON.stringify(me)}`);
+		assert(me.auth?.accessToken?.role === "write", `auth: ${JSON.stringify(me.auth)}`);
+		return `${me.name}, ${me.auth.accessToken.role}`;
+	});
+
+	// lib/delete-repo.ts deleteRepo of a bucket: DELETE /api/buckets/{ns}/{name}, res.ok; then the bucket is gone on
+	// every node (404 RepoNotFound), and a second delete throws.
+	const doomed = { type: "bucket", name: "interop/to-delete" };
+	await check(`${leg}: deleteRepo of a bucket removes it on every node`, async () => {
+		await hub.createRepo({ ...write, repo: doomed });
+		await hub.commit({ ...write, repo: doomed, title: "interop: doomed", operations: [
+			{ operation: "addOrUpdate", path: "x.bin", content: new Blob([files[2].bytes]) }] });
+		await hub.deleteRepo({ ...write, repo: doomed });
+		const info = await requestLog.fetch(`${readUrl}/api/buckets/${doomed.name}`, {
+			headers: { Authorization: `Bearer ${userToken}` } });
+		assert(info.status === 404 && info.headers.get("X-Error-Code") === "RepoNotFound",
+			`info after delete: ${info.status} ${info.headers.get("X-Error-Code")}`);
+		let again;
+		try {
+			await hub.deleteRepo({ ...write, repo: doomed });
+		} catch (e) {
+			again = e;
+		}
+		assert(again?.statusCode === 404, `a second deleteRepo: ${again?.statusCode ?? "no error"}`);
+		return "deleted; info 404 RepoNotFound on the read node; a second delete 404";
+	});
 }
