@@ -2,7 +2,7 @@ package org.openxet.gates;
 
 import java.util.Map;
 
-/** The one-line JSON object each gate prints last: maps, numbers, strings and booleans. */
+/** The one-line JSON object each gate prints last: maps, lists (and arrays of numbers), numbers, strings and booleans. */
 public final class Json {
     private Json() {
     }
@@ -27,6 +27,17 @@ public final class Json {
                 write(s, e.getValue());
             }
             s.append('}');
+        } else if (v instanceof java.util.List<?> l) {
+            s.append('[');
+            for (int i = 0; i < l.size(); i++) {
+                if (i > 0) s.append(',');
+                write(s, l.get(i));
+            }
+            s.append(']');
+        } else if (v instanceof double[] a) {
+            write(s, java.util.Arrays.stream(a).boxed().toList());
+        } else if (v instanceof long[] a) {
+            write(s, java.util.Arrays.stream(a).boxed().toList());
         } else if (v instanceof Double d) {
             s.append(d.isNaN() || d.isInfinite() ? "null" : (d == Math.rint(d) && Math.abs(d) < 1e15
                     ? Long.toString(d.longValue()) : Double.toString(d)));

@@ -61,6 +61,24 @@ final class RigBuild {
                 built.path("fixture_build_s").asDouble(), built.path("index_bytes").asLong()) : null;
     }
 
+    /** The fixture kept in {@code data} ({@code --keep}), else built there; a kept dir holding another one is refused. */
+    static Built existingOrBuild(RigFixture f, Path data, String indexUrl, boolean kept) throws Exception {
+        Built built = existing(data, f, indexUrl == null ? "sqlite" : "postgres");
+        if (built != null) {
+            System.out.printf(java.util.Locale.ROOT, "fixture kept from an earlier run (built in %.1f s); index %,d bytes%n",
+                    built.seconds(), built.indexBytes());
+            return built;
+        }
+        if (kept && Files.exists(data.resolve("index.sqlite"))) {
+            throw new IllegalStateException(data + " holds an index that is not this fixture: give another --keep");
+        }
+        System.out.println("building the fixture...");
+        built = build(f, data, indexUrl);
+        System.out.printf(java.util.Locale.ROOT, "fixture built in %.1f s; index %,d bytes%n", built.seconds(),
+                built.indexBytes());
+        return built;
+    }
+
     static Built build(RigFixture f, Path data, String indexUrl) throws Exception {
         long t0 = System.nanoTime();
         Files.createDirectories(data);

@@ -50,8 +50,7 @@ final class RigGate {
         int warmupSeconds = args.integer("warmup-seconds", 10);
         List<Integer> rates = new ArrayList<>();
         for (String s : args.string("rates", "250,500,1000,2000,3000,4000").split(",")) rates.add(Integer.parseInt(s.trim()));
-        RigLoad.Workload workload = new RigLoad.Workload(args.number("zipf", 1.0), args.number("range-share", 0.1),
-                args.number("write-share", 0.05), args.number("v1-share", 0.0), args.number("large-share", 0.001));
+        RigLoad.Workload workload = RigLoad.Workload.of(args);
         String indexUrl = args.string("index-url", "");
         String backend = indexUrl.isEmpty() ? "sqlite" : "postgres";
         String keep = args.string("keep", "");
@@ -62,18 +61,7 @@ final class RigGate {
                 100 * workload.v1Share(), 100 * workload.largeShare(), cold);
 
         RigFixture fixture = new RigFixture(files, seed, cold);
-        RigBuild.Built built = RigBuild.existing(data, fixture, backend);
-        if (built == null) {
-            if (!keep.isEmpty() && Files.exists(data.resolve("index.sqlite"))) {
-                throw new IllegalStateException(data + " holds an index that is not this fixture: give another --keep");
-            }
-            System.out.println("building the fixture...");
-            built = RigBuild.build(fixture, data, indexUrl.isEmpty() ? null : indexUrl);
-            System.out.printf(Locale.ROOT, "fixture built in %.1f s; index %,d bytes%n", built.seconds(), built.indexBytes());
-        } else {
-            System.out.printf(Locale.ROOT, "fixture kept from an earlier run (built in %.1f s); index %,d bytes%n",
-                    built.seconds(), built.indexBytes());
-        }
+        RigBuild.Built built = RigBuild.existingOrBuild(fixture, data, indexUrl.isEmpty() ? null : indexUrl, !keep.isEmpty());
 
         if (args.flag("build-only")) {
             System.out.println(built.json());
@@ -153,12 +141,7 @@ final class RigGate {
         out.put("index_bytes", built.indexBytes());
         out.put("histogram_rate", args.integer("histogram-rate", 1000));
         out.put("histogram", histogram);
-        Map<String, Object> mix = new LinkedHashMap<>();
-        mix.put("zipf", workload.zipfExponent());
-        mix.put("range_share", workload.rangeShare());
-        mix.put("write_share", workload.writeShare());
-        mix.put("v1_share", workload.v1Share());
-        mix.put("large_share", workload.largeShare());
+        Map<String, Object> mix = workload.json();
         mix.put("seconds", seconds);
         out.put("workload", mix);
         Machine.describe(out);

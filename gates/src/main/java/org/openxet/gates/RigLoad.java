@@ -28,6 +28,21 @@ import java.util.function.Function;
 final class RigLoad {
     /** The workload: every share a flag of the rig, with its default there. */
     record Workload(double zipfExponent, double rangeShare, double writeShare, double v1Share, double largeShare) {
+        /** The shares as the rig's flags give them ({@code --zipf}, {@code --range-share}, ...), with their defaults. */
+        static Workload of(Args args) {
+            return new Workload(args.number("zipf", 1.0), args.number("range-share", 0.1),
+                    args.number("write-share", 0.05), args.number("v1-share", 0.0), args.number("large-share", 0.001));
+        }
+
+        Map<String, Object> json() {
+            Map<String, Object> mix = new java.util.LinkedHashMap<>();
+            mix.put("zipf", zipfExponent);
+            mix.put("range_share", rangeShare);
+            mix.put("write_share", writeShare);
+            mix.put("v1_share", v1Share);
+            mix.put("large_share", largeShare);
+            return mix;
+        }
     }
 
     /** One rate step's outcome: reads and writes apart, and the reads by class of file. */
@@ -91,23 +106,57 @@ final class RigLoad {
         ConcurrentHistogram reads = OpenLoop.histogram();
         ConcurrentHistogram writeLatency = OpenLoop.histogram();
         AtomicLongArray byClass = new AtomicLongArray(FileClass.values().length);
-        OpenLoop.Outcome o = OpenLoop.run(rate, seconds, () -> {
-            if (random.nextDouble() < workload.writeShare()) {
-                long w = writes.incrementAndGet();
-                return new OpenLoop.Request(() -> write(w), writeLatency);
-            }
-            // Most reads draw from every file by popularity; the large share, from the large files alone.
-            long file = largeZipf != null && random.nextDouble() < workload.largeShare()
-                    ? large[largeZipf.sample() - 1] : fixture.fileOfRank(zipf.sample() - 1);
-            byClass.incrementAndGet(fixture.fileClass(file).ordinal());
-            boolean v1 = random.nextDouble() < workload.v1Share();
-            boolean ranged = random.nextDouble() < workload.rangeShare();
-            long rangeSeed = random.nextLong();
-            return new OpenLoop.Request(() -> read(file, v1, ranged ? rangeSeed : null), reads);
-        });
+        OpenLoop.Outcome o = OpenLoop.run(rate, seconds, () -> next(reads, writeLatency, byClass));
         Map<FileClass, Long> classes = new EnumMap<>(FileClass.class);
         for (FileClass c : FileClass.values()) classes.put(c, byClass.get(c.ordinal()));
         return new Step(rate, o, reads, writeLatency, classes);
+    }
+
+    /**
+     * A step cut into one-second windows by intended send time: request {@code i} goes to window {@code i / rate}, its
+     * latency to that window's histogram (reads and writes apart), a failure to that window's error count.
+     */
+    record Windows(OpenLoop.Outcome outcome, ConcurrentHistogram[] reads, ConcurrentHistogram[] writes,
+                   AtomicLongArray errors) {
+    }
+
+    /** {@link #run} with each second of the step recorded apart (the restart gate's view of a node's first seconds). */
+    Windows runWindows(int rate, int seconds) throws InterruptedException {
+        ConcurrentHistogram[] reads = new ConcurrentHistogram[seconds];
+        ConcurrentHistogram[] writeLatency = new ConcurrentHistogram[seconds];
+        for (int w = 0; w < seconds; w++) {
+            reads[w] = OpenLoop.histogram();
+            writeLatency[w] = OpenLoop.histogram();
+        }
+        AtomicLongArray errors = new AtomicLongArray(seconds);
+        AtomicLongArray byClass = new AtomicLongArray(FileClass.values().length);
+        long[] sequence = {0}; // the scheduling thread's alone
+        OpenLoop.Outcome o = OpenLoop.run(rate, seconds, () -> {
+            int w = (int) Math.min(seconds - 1, sequence[0]++ / rate);
+            OpenLoop.Request r = next(reads[w], writeLatency[w], byClass);
+            return new OpenLoop.Request(() -> {
+                boolean good = r.send().getAsBoolean();
+                if (!good) errors.incrementAndGet(w);
+                return good;
+            }, r.latency());
+        });
+        return new Windows(o, reads, writeLatency, errors);
+    }
+
+    /** The next request of the mix, drawn on the scheduling thread. */
+    private OpenLoop.Request next(ConcurrentHistogram reads, ConcurrentHistogram writeLatency, AtomicLongArray byClass) {
+        if (random.nextDouble() < workload.writeShare()) {
+            long w = writes.incrementAndGet();
+            return new OpenLoop.Request(() -> write(w), writeLatency);
+        }
+        // Most reads draw from every file by popularity; the large share, from the large files alone.
+        long file = largeZipf != null && random.nextDouble() < workload.largeShare()
+                ? large[largeZipf.sample() - 1] : fixture.fileOfRank(zipf.sample() - 1);
+        byClass.incrementAndGet(fixture.fileClass(file).ordinal());
+        boolean v1 = random.nextDouble() < workload.v1Share();
+        boolean ranged = random.nextDouble() < workload.rangeShare();
+        long rangeSeed = random.nextLong();
+        return new OpenLoop.Request(() -> read(file, v1, ranged ? rangeSeed : null), reads);
     }
 
     /** One reconstruction; {@code rangeSeed} non-null asks for a random range of the file. */

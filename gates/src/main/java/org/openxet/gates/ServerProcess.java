@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -21,12 +22,22 @@ final class ServerProcess {
 
     /** {@code java -jar server/target/openxet.jar serve} (what ./openxet runs), on loopback and any free port. */
     static Process start(Args args, Path data, Path log, String indexUrl) throws Exception {
+        return start(args, data, log, indexUrl, List.of(), Map.of());
+    }
+
+    /**
+     * {@link #start(Args, Path, Path, String)} with {@code jvm} options after ./openxet's own (an AOT cache) and
+     * {@code env} set in the server's environment (settings, as an operator sets them).
+     */
+    static Process start(Args args, Path data, Path log, String indexUrl, List<String> jvm, Map<String, String> env)
+            throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
                 "-Dopenxet.native.dir=" + System.getProperty("openxet.native.dir", "")));
         // ./openxet's own JVM flags (gates/run passes them), then the gate's --server-opts, which win.
         String opts = System.getProperty("openxet.server.jvm", "") + " " + args.string("server-opts", "");
         for (String o : opts.trim().split("\\s+")) if (!o.isEmpty()) cmd.add(o);
+        cmd.addAll(jvm);
         String jar = args.string("server-jar", System.getProperty("openxet.server.jar", ""));
         if (jar.isEmpty()) {
             cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.openxet.cli.Main"));
@@ -40,6 +51,7 @@ final class ServerProcess {
             // As an operator sets a node up: the index in the environment, the data dir (and its keys) as prepared.
             pb.environment().put("OPENXET_INDEX_URL", indexUrl);
         }
+        pb.environment().putAll(env);
         pb.redirectErrorStream(true);
         Files.writeString(log, "", StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);
         return pb.start();
