@@ -67,3 +67,59 @@ JVM_NATIVE_ARGS=(--enable-native-access=ALL-UNNAMED "-Dopenxet.native.dir=$openx
 # answers down to 0-1 (docs/BENCHMARKS-HISTORY.md). Flags in OPENXET_JAVA_OPTS come later and win (a heap under 1 GiB wants
 # smaller regions).
 JVM_SERVER_ARGS=(-XX:G1HeapRegionSize=8m -XX:MetaspaceSize=128m)
+
+# The server's AOT cache (JEP 483/514/515: the classes a training run loaded and linked, and its method profiles), made
+# like the jar: when missing or stale, by `openxet train-aot` under -XX:AOTCacheOutput. Its file name is a key of what
+# it was made from, the JDK and every jar of the class path, because the JVM does not notice a rebuilt jar itself:
+# 25.0.3 served the old jar's classes from a cache without a word.
+# OPENXET_AOT=off neither makes nor uses one. docs/DESIGN.md, "Starting warm".
+aot_dir="$openxet_root/server/target/aot"
+
+# aot_cache_file -> the cache's path for the current jar and JDK (whether or not it exists).
+aot_cache_file() {
+    local jar="$openxet_root/server/target/openxet.jar" key version
+    version=$(sed -n 's/^JAVA_RUNTIME_VERSION="\(.*\)"/\1/p' "$JAVA_HOME/release" 2>/dev/null)
+    # The jar by its bytes (Maven rewrites it on every package, mostly unchanged), its libraries by name, size and
+    # mtime (a dependency's version is in its name), the JDK by its release and files.
+    key=$({ cat "$JAVA_HOME/release" 2>/dev/null; stat -L -c '%n %s %Y' "$JAVA_HOME/lib/modules" \
+        "$JAVA_HOME/lib/server/libjvm.so" "$openxet_root"/server/target/libs/*.jar 2>/dev/null; \
+        sha256sum "$jar" 2>/dev/null; } | sha256sum | cut -c1-16)
+    echo "$aot_dir/openxet-${version:-jdk}-$key.aot"
+}
+
+# aot_cache_ensure: makes the cache when it is missing (a stale one has another name, and is removed). One line
+# before the training run, which writes its log beside the cache; a failure is one line and the server starts without.
+aot_cache_ensure() {
+    [ "${OPENXET_AOT:-on}" = off ] && return 0
+    local file tmp log
+    file=$(aot_cache_file)
+    [ -f "$file" ] && return 0
+    mkdir -p "$aot_dir" 2>/dev/null && [ -w "$aot_dir" ] || {
+        echo "openxet: cannot write $aot_dir: no AOT cache, the server starts without one (slower first seconds)" >&2
+        return 0
+    }
+    log="$aot_dir/training.log"
+    tmp="$aot_dir/making-$$.aot"
+    echo "openxet: making the AOT cache for this jar and JDK (a training run, once per build, ~30 s;" \
+        "OPENXET_AOT=off skips it)..." >&2
+    if "$JAVA_HOME/bin/java" "${JVM_NATIVE_ARGS[@]}" "${JVM_SERVER_ARGS[@]}" "-XX:AOTCacheOutput=$tmp" \
+        -jar "$openxet_root/server/target/openxet.jar" train-aot >"$log" 2>&1 && [ -s "$tmp" ]; then
+        find "$aot_dir" -maxdepth 1 -name 'openxet-*.aot' ! -name "$(basename "$file")" -delete 2>/dev/null || true
+        mv -f "$tmp" "$file"
+    else
+        rm -f "$tmp" "$tmp.config"
+        echo "openxet: the AOT training run failed (see $log); the server starts without a cache" >&2
+    fi
+}
+
+# aot_cache_args: JVM_AOT_ARGS, the options that start a JVM from the cache (none when there is none). The JVM's own
+# AOT messages are off: a cache it cannot map (other JVM flags) is reported by the server in one line instead.
+aot_cache_args() {
+    JVM_AOT_ARGS=()
+    [ "${OPENXET_AOT:-on}" = off ] && return 0
+    local file
+    file=$(aot_cache_file)
+    if [ -f "$file" ]; then
+        JVM_AOT_ARGS=("-XX:AOTCache=$file" "-Xlog:aot*=off")
+    fi
+}

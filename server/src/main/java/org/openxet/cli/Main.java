@@ -11,7 +11,8 @@ import picocli.CommandLine.Command;
         description = "A self-hostable Xet CAS server.",
         subcommands = {CommandLine.HelpCommand.class, ServeCommand.class, TokenCommand.class, UserCommand.class, KeysCommand.class,
                 VersionCommand.class, HashCommand.class, XorbInfoCommand.class, ShardInfoCommand.class, GcCommand.class,
-                FsckCommand.class, RepairCommand.class, BackupCommand.class, IndexCommand.class})
+                FsckCommand.class, RepairCommand.class, BackupCommand.class, IndexCommand.class,
+                TrainAotCommand.class})
 public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -131,6 +131,7 @@ public final class ServeCommand implements Callable<Integer> {
         System.out.println("  data:   " + dataDir + " (" + (cfg.storage().indexUrl().isEmpty() ? "index.sqlite, " : "")
                 + (cfg.storage().bucketUrl().isEmpty() ? "bucket/" : "blobs in " + cfg.storage().bucketUrl())
                 + ", secrets.properties)");
+        System.out.println("  start:  " + AotCache.describe());
         storageNote(cfg.storage()).ifPresent(note -> System.out.println("  note:   " + note));
         publicUrlWarning(cfg).ifPresent(warning -> System.out.println("  warning: " + warning));
         System.out.println("  users:  ./openxet user add --data " + dataDir + " --name NAME --repos 'models/NAME/*' --write");

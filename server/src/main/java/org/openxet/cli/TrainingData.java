@@ -1,0 +1,116 @@
+package org.openxet.cli;
+
+import org.openxet.protocol.MerkleHash;
+import org.openxet.protocol.XetHashes;
+import org.openxet.protocol.shard.FileEntry;
+import org.openxet.protocol.shard.FileTerm;
+import org.openxet.protocol.shard.Shard;
+import org.openxet.protocol.shard.ShardHeader;
+import org.openxet.protocol.shard.ShardWriter;
+import org.openxet.protocol.shard.XorbBlock;
+import org.openxet.protocol.shard.XorbChunkEntry;
+import org.openxet.protocol.xorb.XorbBuilder;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * What the AOT training run ({@link TrainAotCommand}) uploads, built as a client builds it: xorbs of real chunks (random
+ * bytes stored as they are, and text that LZ4 compresses), and shards in the form hf_xet uploads (no footer) whose
+ * files, verification hashes and xorb blocks are computed from those chunks, so registration accepts them.
+ */
+final class TrainingData {
+    private TrainingData() {
+    }
+
+    /** An upload body and what a shard needs to describe it: its chunks' raw hashes and sizes. */
+    record Xorb(MerkleHash hash, byte[] body, byte[] chunkHashes, long[] sizes) {
+        int chunks() {
+            return sizes.length;
+        }
+    }
+
+    /** Chunks {@code [from, to)} of {@code xorb}: one term of a file. */
+    record Term(Xorb xorb, int from, int to) {
+    }
+
+    /** {@code chunks} chunks of {@code min}–{@code max} bytes; {@code text} ones compress (stored LZ4), others do not. */
+    static Xorb xorb(SplittableRandom r, int chunks, int min, int max, boolean text) {
+        XorbBuilder b = new XorbBuilder(text ? XorbBuilder.Compression.LZ4 : XorbBuilder.Compression.NONE);
+        byte[] raw = new byte[32 * chunks];
+        long[] sizes = new long[chunks];
+        for (int k = 0; k < chunks; k++) {
+            byte[] chunk = new byte[min + r.nextInt(max - min + 1)];
+            if (text) {
+                byte[] words = ("{\"layer\": " + r.nextInt(100) + ", \"weights\": \"model.safetensors\"}\n")
+                        .getBytes(StandardCharsets.US_ASCII);
+                for (int i = 0; i < chunk.length; i++) chunk[i] = words[i % words.length];
+            } else {
+                r.nextBytes(chunk);
+            }
+            b.add(chunk, 0, chunk.length);
+            XetHashes.chunkHash(chunk, 0, chunk.length, raw, 32 * k);
+            sizes[k] = chunk.length;
+        }
+        return new Xorb(XetHashes.merkleRoot(raw, sizes, chunks), b.build(), raw, sizes);
+    }
+
+    /** A file entry of these terms in order, with verification hashes and the file hash of all their chunks. */
+    static FileEntry file(List<Term> ts) {
+        int n = ts.stream().mapToInt(t -> t.to() - t.from()).sum();
+        byte[] hashes = new byte[32 * n];
+        long[] sizes = new long[n];
+        List<FileTerm> terms = new ArrayList<>(ts.size());
+        List<MerkleHash> verifications = new ArrayList<>(ts.size());
+        int at = 0;
+        for (Term t : ts) {
+            int k = t.to() - t.from();
+            System.arraycopy(t.xorb().chunkHashes(), 32 * t.from(), hashes, 32 * at, 32 * k);
+            System.arraycopy(t.xorb().sizes(), t.from(), sizes, at, k);
+            long unpacked = 0;
+            for (int c = t.from(); c < t.to(); c++) unpacked += t.xorb().sizes()[c];
+            at += k;
+            terms.add(new FileTerm(t.xorb().hash(), 0, (int) unpacked, t.from(), t.to()));
+            verifications.add(XetHashes.verificationHash(t.xorb().chunkHashes(), t.from(), t.to()));
+        }
+        return new FileEntry(XetHashes.fileHash(hashes, sizes, n), FileEntry.FLAG_WITH_VERIFICATION, terms,
+                verifications, null);
+    }
+
+    /** The xorb block a client lists for a xorb it uploaded (hf_xet sends num_bytes_on_disk 0). */
+    static XorbBlock block(Xorb x) {
+        List<XorbChunkEntry> entries = new ArrayList<>(x.chunks());
+        long offset = 0;
+        for (int k = 0; k < x.chunks(); k++) {
+            MerkleHash h = MerkleHash.fromBytes(x.chunkHashes(), 32 * k);
+            int flags = XetHashes.isGlobalDedupEligible(h) ? XorbChunkEntry.FLAG_GLOBAL_DEDUP : 0;
+            entries.add(new XorbChunkEntry(h, (int) offset, (int) x.sizes()[k], flags));
+            offset += x.sizes()[k];
+        }
+        return new XorbBlock(x.hash(), 0, (int) offset, 0, entries);
+    }
+
+    /** A shard body (no footer) of these files, listing these xorbs. */
+    static byte[] shard(List<FileEntry> files, List<Xorb> listed) {
+        return ShardWriter.write(new Shard(ShardHeader.withoutFooter(), files,
+                listed.stream().map(TrainingData::block).toList(), null));
+    }
+
+    /**
+     * A file of {@code terms} single-chunk terms over {@code xorbs}: {@code scattered}, consecutive terms name
+     * different xorbs and a xorb's terms are every other chunk (every term its own fetch range); else each xorb's
+     * terms are one adjacent run (one range a xorb). Needs {@code 2 * terms / xorbs} chunks a xorb.
+     */
+    static List<Term> largeFile(List<Xorb> xorbs, int terms, boolean scattered) {
+        List<Term> out = new ArrayList<>(terms);
+        int chunks = xorbs.get(0).chunks();
+        for (int t = 0; t < terms; t++) {
+            int x = scattered ? t % xorbs.size() : t / (terms / xorbs.size() + 1);
+            int c = scattered ? (2 * (t / xorbs.size())) % chunks : (t % (terms / xorbs.size() + 1)) % chunks;
+            out.add(new Term(xorbs.get(x), c, c + 1));
+        }
+        return out;
+    }
+}
