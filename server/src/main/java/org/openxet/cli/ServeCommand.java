@@ -3,6 +3,7 @@ package org.openxet.cli;
 import io.helidon.logging.common.LogConfig;
 import io.helidon.webserver.WebServer;
 import org.openxet.http.OpenxetServer;
+import org.openxet.http.WarmUp;
 import org.openxet.service.DataDirLock;
 import org.openxet.service.Recovery;
 import org.openxet.service.ServerConfig;
@@ -93,6 +94,9 @@ public final class ServeCommand implements Callable<Integer> {
             System.out.println("openxet: wrote " + backfilled + " registration records to the bucket (once, for"
                     + " `openxet index rebuild`)");
         }
+        // Not ready until the warm-up is done: a balancer polling /ready from the first moment waits for it.
+        java.time.Duration warmup = cfg.warmupDuration();
+        if (!warmup.isZero()) services.readiness().warmingUp();
         WebServer server = OpenxetServer.start(services);
         if (!server.isRunning()) {
             // Helidon has logged why (an address in use, an unknown host); nothing was served, so the stop is clean.
@@ -137,6 +141,10 @@ public final class ServeCommand implements Callable<Integer> {
         System.out.println("  users:  ./openxet user add --data " + dataDir + " --name NAME --repos 'models/NAME/*' --write");
         System.out.println("  token:  ./openxet token --data " + dataDir + " --repo models/NAME/REPO --write");
         System.out.flush();
+        if (!warmup.isZero()) {
+            WarmUp.run(server, services, warmup, Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
+            services.readiness().warmedUp();
+        }
         stopRequested.await();
         services.readiness().drain();
         System.out.println("openxet: stopping; requests in flight have " + cfg.connections().shutdownGrace().toSeconds()

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.helidon.webserver.WebServer;
 import org.openxet.http.OpenxetServer;
+import org.openxet.http.WarmUp;
 import org.openxet.protocol.MerkleHash;
 import org.openxet.protocol.shard.FileEntry;
 import org.openxet.service.Access;
@@ -37,7 +38,7 @@ import java.util.logging.Logger;
  * shard registrations, v1 and v2 reconstructions of small files and of 20,000-term files (both fetch shapes; past the
  * large-answer threshold, so the answer writers run), ranged ones, batch queries, HEADs, chunk hashes, dedup queries,
  * fetches of the signed URLs, the token route, {@code /health}, {@code /ready}, {@code /metrics} and refusals
- * (unknown file, bad token). Then it stops and deletes the directory.
+ * (unknown file, bad token), and the serving node's own warm-up ({@link WarmUp}). Then it stops and deletes the directory.
  */
 @Command(name = "train-aot", hidden = true, description = "Run the AOT cache's training workload (the launcher runs it).")
 public final class TrainAotCommand implements java.util.concurrent.Callable<Integer> {
@@ -76,6 +77,8 @@ public final class TrainAotCommand implements java.util.concurrent.Callable<Inte
                 http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                         .executor(Executors.newVirtualThreadPerTaskExecutor()).build();
                 upload();
+                // The warm-up a serving node runs before it is ready, on what was just uploaded.
+                WarmUp.run(server, services, Duration.ofMillis(500), 4);
                 System.out.printf(java.util.Locale.ROOT, "openxet train-aot: uploads done in %.1f s%n",
                         (System.nanoTime() - t0) / 1e9);
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);

@@ -13,8 +13,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Whether this node should be sent traffic ({@code GET /ready}): its index and its bucket both answer, and it is not
- * draining (stopping after a SIGTERM). A load balancer polls this, so its cost is bounded however often it is asked:
+ * Whether this node should be sent traffic ({@code GET /ready}): its index and its bucket both answer, it has warmed up
+ * (a fresh process exercises its read path first, {@code warmup.duration}) and it is not draining (stopping after a
+ * SIGTERM). A load balancer polls this, so its cost is bounded however often it is asked:
  * at most one probe (one index query, one bucket lookup) is in flight, a finished one is reused for
  * {@link #FRESH}, and an answer waits at most {@link #DEADLINE} for it, so a hung database (whose pool may wait 30 s
  * for a connection) makes the node "not ready" within two seconds instead of holding one thread per poll.
@@ -36,6 +37,8 @@ public final class Readiness {
     private final Index index;
     private final Bucket bucket;
     private volatile boolean draining;
+    /** Set while the server warms itself up before its first request (http/WarmUp): alive, not yet at full rate. */
+    private volatile boolean warming;
     /** What the probe in flight is waiting for: "index", then "bucket". */
     private volatile String probing = "index";
     private CompletableFuture<State> probe;
@@ -57,8 +60,18 @@ public final class Readiness {
         return draining;
     }
 
+    /** Until {@link #warmedUp()} the node is not ready: it is warming up and would answer its first requests slowly. */
+    public void warmingUp() {
+        warming = true;
+    }
+
+    public void warmedUp() {
+        warming = false;
+    }
+
     public State check() {
         if (draining) return new State(false, "draining: the server is stopping");
+        if (warming) return new State(false, "warming up: the server is exercising its read path before it takes traffic");
         CompletableFuture<State> current;
         synchronized (this) {
             long now = System.nanoTime();

@@ -99,6 +99,11 @@ public final class ServerConfig {
         return get(Settings.UPLOAD_MEMORY);
     }
 
+    /** How long the server warms itself up before it reports ready; zero: ready as soon as it listens. */
+    public Duration warmupDuration() {
+        return get(Settings.WARMUP_DURATION);
+    }
+
     public Duration urlsTtl() {
         return get(Settings.URLS_TTL);
     }
@@ -211,8 +216,10 @@ public final class ServerConfig {
         }
     }
 
-    /** A duration as the configuration writes it: {@code 90s}, {@code 20m}, {@code 1h} or {@code 7d}. */
+    /** A duration as the configuration writes it: {@code 1500ms}, {@code 90s}, {@code 20m}, {@code 1h} or {@code 7d}. */
     public static String describe(Duration d) {
+        if (d.isZero()) return "0s";
+        if (d.toMillisPart() != 0 || d.toSeconds() == 0) return d.toMillis() + "ms";
         long s = d.toSeconds();
         if (s % 86_400 == 0 && s > 86_400) return s / 86_400 + "d";
         if (s % 3_600 == 0) return s / 3_600 + "h";
@@ -220,11 +227,14 @@ public final class ServerConfig {
         return s + "s";
     }
 
-    /** {@code 90s}, {@code 20m}, {@code 1h}, {@code 7d} (as {@code openxet token --ttl} takes them) or ISO-8601. */
+    /** {@code 1500ms}, {@code 90s}, {@code 20m}, {@code 1h}, {@code 7d} (as {@code openxet token --ttl} takes them) or ISO-8601. */
     public static Duration parseDuration(String text) {
         String v = text.trim();
         if (v.regionMatches(true, 0, "P", 0, 1)) {
             return Duration.parse(v);
+        }
+        if (v.length() > 2 && v.regionMatches(true, v.length() - 2, "ms", 0, 2)) {
+            return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
         }
         if (v.length() < 2) throw new IllegalArgumentException(text);
         long n = Long.parseLong(v.substring(0, v.length() - 1));

@@ -84,6 +84,15 @@ public record Setting<T>(String key, T fallback, Reader<T> reader, boolean inEnv
         return new Setting<>(key, fallback, Setting::positiveDuration, true, "", "");
     }
 
+    /** A duration of zero (off) or longer. */
+    static Setting<Duration> durationOrZero(String key, Duration fallback) {
+        return new Setting<>(key, fallback, (c, k, f) -> {
+            var raw = c.get(k).asString();
+            if (raw.isPresent() && raw.get().trim().matches("0+[a-z]*")) return Duration.ZERO;
+            return positiveDuration(c, k, f);
+        }, true, "", "");
+    }
+
     static Duration positiveDuration(Config c, String key, Duration fallback) {
         var raw = c.get(key).asString();
         if (raw.isEmpty()) return fallback;
@@ -92,7 +101,7 @@ public record Setting<T>(String key, T fallback, Reader<T> reader, boolean inEnv
         try {
             parsed = ServerConfig.parseDuration(v);
         } catch (IllegalArgumentException | java.time.format.DateTimeParseException e) {
-            throw new ServerConfig.BadValue(key, v, "not a duration (e.g. 90s, 20m, 1h, 7d, or ISO-8601 PT1H)");
+            throw new ServerConfig.BadValue(key, v, "not a duration (e.g. 500ms, 90s, 20m, 1h, 7d, or ISO-8601 PT1H)");
         }
         if (parsed.isNegative() || parsed.isZero()) {
             throw new ServerConfig.BadValue(key, v, "must be longer than zero");

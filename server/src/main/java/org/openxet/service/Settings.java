@@ -6,6 +6,7 @@ import java.util.List;
 
 import static org.openxet.service.Setting.bool;
 import static org.openxet.service.Setting.duration;
+import static org.openxet.service.Setting.durationOrZero;
 import static org.openxet.service.Setting.path;
 import static org.openxet.service.Setting.text;
 import static org.openxet.service.Setting.whole;
@@ -83,6 +84,9 @@ public final class Settings {
     public static final Setting<Duration> SHUTDOWN_GRACE = duration("shutdown.grace", Duration.ofSeconds(30))
             .documented("`30s`",
                     "after SIGTERM (or SIGINT) the server stops accepting and `/ready` answers 503; requests in flight get this long to finish, then it exits 0");
+    public static final Setting<Duration> WARMUP_DURATION = durationOrZero("warmup.duration", Duration.ofMillis(1500))
+            .documented("`1500ms`",
+                    "at start-up, before `/ready` answers 200, the server asks itself for reconstructions of files sampled from its own index over loopback for this long (reads only), so the first requests meet a warm JVM; `/health` answers meanwhile; `0s` = ready as soon as it listens");
     public static final Setting<Duration> AUTH_MAX_LIFETIME = duration("auth.max-lifetime", AuthConfig.DEFAULTS.maxLifetime())
             .documented("`24h`",
                     "no token is minted for longer (`openxet token --ttl`, the token routes), and none is accepted with more than this left before its `exp`, whoever minted it → 401");
@@ -100,7 +104,7 @@ public final class Settings {
                     "most lines in one bucket batch call (the clients send at most 1,000 adds or copies a call, every delete of a commit in one); more → 413, nothing changed");
 
     /** Every setting, in the README's order. */
-    public static final List<Setting<?>> ALL = List.of(HOST, PORT, DATA, PUBLIC_URL, UPLOAD_FLOOR, UPLOAD_WINDOW, UPLOAD_MEMORY, URLS_TTL, DEDUP_ISOLATE, COMMIT_PERMITS, INDEX_READERS, INDEX_URL, ANSWER_WRITERS, METRICS, BUCKET_URL, S3_ENDPOINT, S3_REGION, HEAD_TIMEOUT, IDLE_TIMEOUT, ADDRESS_CONNECTIONS, SHUTDOWN_GRACE, AUTH_MAX_LIFETIME, AUTH_CLOCK_SKEW, AUTH_ISSUERS,
+    public static final List<Setting<?>> ALL = List.of(HOST, PORT, DATA, PUBLIC_URL, UPLOAD_FLOOR, UPLOAD_WINDOW, UPLOAD_MEMORY, URLS_TTL, DEDUP_ISOLATE, COMMIT_PERMITS, INDEX_READERS, INDEX_URL, ANSWER_WRITERS, METRICS, BUCKET_URL, S3_ENDPOINT, S3_REGION, HEAD_TIMEOUT, IDLE_TIMEOUT, ADDRESS_CONNECTIONS, SHUTDOWN_GRACE, WARMUP_DURATION, AUTH_MAX_LIFETIME, AUTH_CLOCK_SKEW, AUTH_ISSUERS,
             BUCKETS_BATCH_BYTES, BUCKETS_BATCH_LINES);
 
     private Settings() {

@@ -107,6 +107,17 @@ public interface Index extends AutoCloseable {
      */
     Map<MerkleHash, List<String>> scopesOf(Set<MerkleHash> files) throws IndexException;
 
+    /** A registered file and a scope whose tokens can read it. */
+    record FileInScope(MerkleHash file, String scope) {
+    }
+
+    /**
+     * Up to {@code n} registered files spread over the whole index, each with a scope of the shard that registered it:
+     * for each of {@code n} random ids (from {@code seed}), the first file at or after it, one short indexed read each.
+     * Read only: the server's warm-up asks for these before it reports ready.
+     */
+    List<FileInScope> sampleFiles(int n, long seed) throws IndexException;
+
     /** Keys of every registered xorb (reconciliation after an unclean stop). */
     List<MerkleHash> xorbHashes() throws IndexException;
 

@@ -698,6 +698,29 @@ public final class PostgresIndex implements Index, SharedIndex {
     }
 
     @Override
+    public List<FileInScope> sampleFiles(int n, long seed) throws IndexException {
+        long max = read(() -> {
+            try (Stream<DbRow> rows = db.execute().query("SELECT COALESCE(MAX(id), 0) AS max FROM files")) {
+                return rows.findFirst().map(r -> number(r, "max")).orElse(0L);
+            }
+        });
+        List<FileInScope> out = new ArrayList<>();
+        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        for (int i = 0; i < n && max > 0; i++) {
+            long from = 1 + random.nextLong(max);
+            read(() -> {
+                try (Stream<DbRow> rows = db.execute().query("SELECT f.hash, ss.scope FROM files f JOIN shard_scopes ss"
+                        + " ON ss.shard_id = f.shard_id WHERE f.id >= ? ORDER BY f.id LIMIT 1", from)) {
+                    rows.findFirst().ifPresent(r -> out.add(new FileInScope(MerkleHash.fromBytes(bytes(r, "hash")),
+                            r.column("scope").get(String.class))));
+                    return null;
+                }
+            });
+        }
+        return out;
+    }
+
+    @Override
     public List<MerkleHash> xorbHashes() throws IndexException {
         return read(() -> {
             try (Stream<DbRow> rows = db.execute().query("SELECT hash FROM xorbs")) {

@@ -612,6 +612,29 @@ public final class SqliteIndex implements Index {
     }
 
     @Override
+    public List<FileInScope> sampleFiles(int n, long seed) throws IndexException {
+        return read(c -> {
+            long max;
+            try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT MAX(id) FROM files")) {
+                max = r.next() ? r.getLong(1) : 0;
+            }
+            List<FileInScope> out = new ArrayList<>();
+            if (max <= 0) return out;
+            java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+            try (PreparedStatement p = c.prepareStatement("SELECT f.hash, ss.scope FROM files f JOIN shard_scopes ss"
+                    + " ON ss.shard_id = f.shard_id WHERE f.id >= ? ORDER BY f.id LIMIT 1")) {
+                for (int i = 0; i < n; i++) {
+                    p.setLong(1, 1 + random.nextLong(max));
+                    try (ResultSet r = p.executeQuery()) {
+                        if (r.next()) out.add(new FileInScope(MerkleHash.fromBytes(r.getBytes(1)), r.getString(2)));
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    @Override
     public List<MerkleHash> xorbHashes() throws IndexException {
         return read(c -> {
             List<MerkleHash> out = new ArrayList<>();

@@ -183,7 +183,7 @@ class ServerConfigTest {
         String[][] cases = {
                 {"port: abc", "openxet.port (OPENXET_PORT) = 'abc': not a whole number"},
                 {"port: 70000", "openxet.port (OPENXET_PORT) = '70000': must be between 0 and 65535"},
-                {"urls:\n    ttl: 1w", "openxet.urls.ttl (OPENXET_URLS_TTL) = '1w': not a duration (e.g. 90s, 20m, 1h, 7d, or ISO-8601 PT1H)"},
+                {"urls:\n    ttl: 1w", "openxet.urls.ttl (OPENXET_URLS_TTL) = '1w': not a duration (e.g. 500ms, 90s, 20m, 1h, 7d, or ISO-8601 PT1H)"},
                 {"upload:\n    window: 0s", "openxet.upload.window (OPENXET_UPLOAD_WINDOW) = '0s': must be longer than zero"},
                 {"upload:\n    floor: -5", "openxet.upload.floor (OPENXET_UPLOAD_FLOOR) = '-5': must be between 0 and 9223372036854775807"},
                 {"dedup:\n    isolate: banana", "openxet.dedup.isolate (OPENXET_DEDUP_ISOLATE) = 'banana': must be true or false"},

@@ -1,0 +1,187 @@
+package org.openxet.http;
+
+import io.helidon.webserver.WebServer;
+import org.openxet.protocol.MerkleHash;
+import org.openxet.service.Access;
+import org.openxet.service.Services;
+import org.openxet.service.SignedUrls;
+import org.openxet.service.XorbIngest;
+import org.openxet.storage.Index;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The self-warm-up before ready ({@code warmup.duration}): a freshly started JVM answers its first thousands of
+ * requests from interpreted and C1 code while the JIT compiles, hundreds of milliseconds each on a node that takes full
+ * traffic at once (docs/BENCHMARKS.md, "Restart"). So before {@code /ready} says 200 the server asks itself, over
+ * loopback HTTP through its real listener, routes, token checks and index, for what clients ask most: v2 and v1
+ * reconstructions (whole and ranged) of files sampled across its own index, batch queries, file HEADs, and signed-URL
+ * fetches of objects its bucket holds. Reads only: nothing stored changes, and the tokens it mints for itself are
+ * read tokens of a minute that never leave the process. Bounded: it stops at the deadline whatever is in flight.
+ * The access log is off meanwhile, so the log shows one summary line rather than thousands of the server's own requests.
+ */
+public final class WarmUp {
+    private static final Logger LOG = Logger.getLogger(WarmUp.class.getName());
+    /** Files sampled from the index: enough to spread reads over its pages, few enough to sample in milliseconds. */
+    static final int SAMPLE = 256;
+    /** The access log's logger (Helidon's AccessLogFeature, logging.properties). */
+    private static final String ACCESS_LOG = "io.helidon.webserver.AccessLog";
+
+    private WarmUp() {
+    }
+
+    /** What the warm-up did: requests answered (by status class), how long it took, files it sampled. */
+    public record Result(long requests, long ok, long failed, long millis, int files) {
+        public String describe() {
+            return "warmed up in " + millis + " ms: " + requests + " requests to itself (" + ok + " answered 2xx/404, "
+                    + failed + " failed) over " + files + " files of its index";
+        }
+    }
+
+    /** Runs the warm-up against {@code server} for {@code duration} with {@code clients} connections at once. */
+    public static Result run(WebServer server, Services services, Duration duration, int clients) {
+        long t0 = System.nanoTime();
+        long deadline = t0 + duration.toNanos();
+        List<Index.FileInScope> files;
+        try {
+            files = services.index().sampleFiles(SAMPLE, t0);
+        } catch (Exception e) {
+            files = List.of(); // an index that cannot answer: the routes and refusals still warm up
+        }
+        Map<String, String> tokens = new HashMap<>();
+        for (Index.FileInScope f : files) {
+            tokens.computeIfAbsent(f.scope(), s -> services.tokens().mint(s, Access.READ, Duration.ofMinutes(1)));
+        }
+        String anyToken = services.tokens().mint("warmup/none", Access.READ, Duration.ofMinutes(1));
+        Logger accessLog = Logger.getLogger(ACCESS_LOG);
+        Level logLevel = accessLog.getLevel();
+        accessLog.setLevel(Level.WARNING);
+        AtomicLong requests = new AtomicLong();
+        AtomicLong ok = new AtomicLong();
+        AtomicLong failed = new AtomicLong();
+        List<Thread> threads = new ArrayList<>();
+        List<LoopbackClient> connections = java.util.Collections.synchronizedList(new ArrayList<>());
+        try {
+            for (int c = 0; c < clients; c++) {
+                List<Index.FileInScope> sample = files;
+                long seed = t0 + c;
+                threads.add(Thread.ofVirtual().name("warmup-" + c).start(() -> {
+                    Client client = new Client(server.port(), sample, tokens, anyToken, services, seed, connections);
+                    while (System.nanoTime() < deadline) {
+                        requests.incrementAndGet();
+                        if (client.next()) ok.incrementAndGet();
+                        else failed.incrementAndGet();
+                    }
+                    client.close();
+                }));
+            }
+            for (Thread t : threads) {
+                long left = deadline - System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+                if (left <= 0 || !t.join(Duration.ofNanos(Math.max(1, left)))) {
+                    // A request still out at the deadline: its socket is closed, the warm-up never holds ready back.
+                    synchronized (connections) {
+                        connections.forEach(LoopbackClient::close);
+                    }
+                    break;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            accessLog.setLevel(logLevel);
+        }
+        Result r = new Result(requests.get(), ok.get(), failed.get(), (System.nanoTime() - t0) / 1_000_000, files.size());
+        LOG.info(r.describe());
+        return r;
+    }
+
+    /** One warm-up connection and its draw of requests. */
+    private static final class Client {
+        private final int port;
+        private final List<Index.FileInScope> files;
+        private final Map<String, String> tokens;
+        private final String anyToken;
+        private final Services services;
+        private final SplittableRandom random;
+        private final List<LoopbackClient> connections;
+        private final ByteArrayOutputStream body = new ByteArrayOutputStream();
+        private LoopbackClient c;
+
+        Client(int port, List<Index.FileInScope> files, Map<String, String> tokens, String anyToken, Services services,
+               long seed, List<LoopbackClient> connections) {
+            this.port = port;
+            this.files = files;
+            this.tokens = tokens;
+            this.anyToken = anyToken;
+            this.services = services;
+            this.random = new SplittableRandom(seed);
+            this.connections = connections;
+        }
+
+        /** One request of the mix; true when it was answered as a real client's would be (2xx, or 404 for a file not there). */
+        boolean next() {
+            try {
+                if (c == null || !c.isOpen()) {
+                    c = new LoopbackClient(port);
+                    connections.add(c);
+                }
+                int kind = random.nextInt(20);
+                if (files.isEmpty() || kind == 19) {
+                    // An unknown file: the refusal path (and the only one an empty index has).
+                    String path = "/v2/reconstructions/" + MerkleHash.ofWords(random.nextLong(), 0, 0, 1).hex();
+                    return c.exchange("GET", path, anyToken, null, null, null) == 404;
+                }
+                Index.FileInScope f = files.get(random.nextInt(files.size()));
+                String token = tokens.get(f.scope());
+                String id = f.file().hex();
+                int status = switch (kind) {
+                    case 0, 1 -> c.exchange("GET", "/v2/reconstructions/" + id, token, "Range",
+                            "bytes=" + random.nextInt(4096) + "-" + (4096 + random.nextInt(1 << 20)), null);
+                    case 2, 3 -> c.exchange("GET", "/v1/reconstructions/" + id, token, null, null, null);
+                    case 4 -> c.exchange("HEAD", "/v1/files/" + id, token, null, null, null);
+                    case 5 -> c.exchange("GET", "/v1/reconstructions?file_id=" + id + "&file_id="
+                            + files.get(random.nextInt(files.size())).file().hex(), token, null, null, null);
+                    case 6 -> fetch(id, token);
+                    default -> c.exchange("GET", "/v2/reconstructions/" + id, token, null, null, null);
+                };
+                return status / 100 == 2 || status == 404;
+            } catch (IOException | RuntimeException e) {
+                if (c != null) c.close();
+                c = null;
+                return false;
+            }
+        }
+
+        /** A v2 answer, then its first signed URL when the bucket holds that xorb (an index without objects: none). */
+        private int fetch(String id, String token) throws IOException {
+            body.reset();
+            int status = c.exchange("GET", "/v2/reconstructions/" + id, token, null, null, body);
+            if (status != 200) return status;
+            String answer = body.toString(StandardCharsets.UTF_8);
+            int xorbs = answer.indexOf("\"xorbs\":{\"");
+            int url = answer.indexOf("\"url\":\"", Math.max(0, xorbs));
+            if (xorbs < 0 || url < 0) return status;
+            String xorb = answer.substring(xorbs + 10, xorbs + 10 + 64);
+            String full = answer.substring(url + 7, answer.indexOf('"', url + 7));
+            int path = full.indexOf(SignedUrls.PATH);
+            if (path < 0 || services.bucket().size(XorbIngest.key(MerkleHash.of(xorb))).isEmpty()) return status;
+            return c.exchange("GET", full.substring(path), null, null, null, null);
+        }
+
+        void close() {
+            if (c != null) c.close();
+        }
+    }
+}
