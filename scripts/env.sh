@@ -79,11 +79,12 @@ aot_dir="$openxet_root/server/target/aot"
 aot_cache_file() {
     local jar="$openxet_root/server/target/openxet.jar" key version
     version=$(sed -n 's/^JAVA_RUNTIME_VERSION="\(.*\)"/\1/p' "$JAVA_HOME/release" 2>/dev/null)
-    # The jar by its bytes (Maven rewrites it on every package, mostly unchanged), its libraries by name, size and
-    # mtime (a dependency's version is in its name), the JDK by its release and files.
+    # The jar by its bytes (Maven rewrites it on every package, mostly unchanged), its libraries by name and size (a
+    # dependency's version is in its name; neither survives a copy of the checkout, `cp -r` to /opt, unlike mtimes),
+    # the JDK by its release and files.
     key=$({ cat "$JAVA_HOME/release" 2>/dev/null; stat -L -c '%n %s %Y' "$JAVA_HOME/lib/modules" \
-        "$JAVA_HOME/lib/server/libjvm.so" "$openxet_root"/server/target/libs/*.jar 2>/dev/null; \
-        sha256sum "$jar" 2>/dev/null; } | sha256sum | cut -c1-16)
+        "$JAVA_HOME/lib/server/libjvm.so" 2>/dev/null; stat -L -c '%n %s' "$openxet_root"/server/target/libs/*.jar \
+        2>/dev/null | sed 's|^.*/||'; sha256sum "$jar" 2>/dev/null | cut -d' ' -f1; } | sha256sum | cut -c1-16)
     echo "$aot_dir/openxet-${version:-jdk}-$key.aot"
 }
 

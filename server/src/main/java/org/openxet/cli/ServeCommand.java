@@ -142,7 +142,7 @@ public final class ServeCommand implements Callable<Integer> {
         System.out.println("  token:  ./openxet token --data " + dataDir + " --repo models/NAME/REPO --write");
         System.out.flush();
         if (!warmup.isZero()) {
-            WarmUp.run(server, services, warmup, Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
+            WarmUp.run(server.port(), services, warmup, Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
             services.readiness().warmedUp();
         }
         stopRequested.await();

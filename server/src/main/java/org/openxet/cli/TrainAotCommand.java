@@ -63,7 +63,17 @@ public final class TrainAotCommand implements java.util.concurrent.Callable<Inte
     @Override
     public Integer call() throws Exception {
         // The access log and Helidon's start lines would be the training's whole output.
-        Logger.getLogger("").setLevel(Level.WARNING);
+        Logger root = Logger.getLogger("");
+        Level level = root.getLevel();
+        root.setLevel(Level.WARNING);
+        try {
+            return train();
+        } finally {
+            root.setLevel(level);
+        }
+    }
+
+    private int train() throws Exception {
         Path dir = Files.createTempDirectory("openxet-train-aot");
         ServerConfig cfg = ServerConfig.defaults(dir.resolve("data")).withHost("127.0.0.1").withPort(0);
         long t0 = System.nanoTime();
@@ -78,7 +88,7 @@ public final class TrainAotCommand implements java.util.concurrent.Callable<Inte
                         .executor(Executors.newVirtualThreadPerTaskExecutor()).build();
                 upload();
                 // The warm-up a serving node runs before it is ready, on what was just uploaded.
-                WarmUp.run(server, services, Duration.ofMillis(500), 4);
+                WarmUp.run(server.port(), services, Duration.ofMillis(500), 4);
                 System.out.printf(java.util.Locale.ROOT, "openxet train-aot: uploads done in %.1f s%n",
                         (System.nanoTime() - t0) / 1e9);
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);

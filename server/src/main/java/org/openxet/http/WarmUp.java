@@ -1,6 +1,5 @@
 package org.openxet.http;
 
-import io.helidon.webserver.WebServer;
 import org.openxet.protocol.MerkleHash;
 import org.openxet.service.Access;
 import org.openxet.service.Services;
@@ -42,16 +41,17 @@ public final class WarmUp {
     private WarmUp() {
     }
 
-    /** What the warm-up did: requests answered (by status class), how long it took, files it sampled. */
-    public record Result(long requests, long ok, long failed, long millis, int files) {
+    /** What the warm-up did: requests made, answered as expected or not, how long it took, distinct files it read. */
+    public record Result(long requests, long ok, long failed, long millis, int files, String firstFailure) {
         public String describe() {
-            return "warmed up in " + millis + " ms: " + requests + " requests to itself (" + ok + " answered 2xx/404, "
-                    + failed + " failed) over " + files + " files of its index";
+            return "warmed up in " + millis + " ms: " + requests + " requests to itself over " + files
+                    + " files of its index, " + failed + " not answered as a client's would be"
+                    + (firstFailure == null ? "" : " (first: " + firstFailure + ")");
         }
     }
 
-    /** Runs the warm-up against {@code server} for {@code duration} with {@code clients} connections at once. */
-    public static Result run(WebServer server, Services services, Duration duration, int clients) {
+    /** Runs the warm-up against the server on loopback {@code port} for {@code duration}, {@code clients} connections at once. */
+    public static Result run(int port, Services services, Duration duration, int clients) {
         long t0 = System.nanoTime();
         long deadline = t0 + duration.toNanos();
         List<Index.FileInScope> files;
@@ -71,6 +71,7 @@ public final class WarmUp {
         AtomicLong requests = new AtomicLong();
         AtomicLong ok = new AtomicLong();
         AtomicLong failed = new AtomicLong();
+        java.util.concurrent.atomic.AtomicReference<String> firstFailure = new java.util.concurrent.atomic.AtomicReference<>();
         List<Thread> threads = new ArrayList<>();
         List<LoopbackClient> connections = java.util.Collections.synchronizedList(new ArrayList<>());
         try {
@@ -78,11 +79,16 @@ public final class WarmUp {
                 List<Index.FileInScope> sample = files;
                 long seed = t0 + c;
                 threads.add(Thread.ofVirtual().name("warmup-" + c).start(() -> {
-                    Client client = new Client(server.port(), sample, tokens, anyToken, services, seed, connections);
+                    Client client = new Client(port, sample, tokens, anyToken, services, seed, connections);
                     while (System.nanoTime() < deadline) {
                         requests.incrementAndGet();
-                        if (client.next()) ok.incrementAndGet();
-                        else failed.incrementAndGet();
+                        String failure = client.next();
+                        if (failure == null) {
+                            ok.incrementAndGet();
+                        } else {
+                            failed.incrementAndGet();
+                            firstFailure.compareAndSet(null, failure);
+                        }
                     }
                     client.close();
                 }));
@@ -102,7 +108,8 @@ public final class WarmUp {
         } finally {
             accessLog.setLevel(logLevel);
         }
-        Result r = new Result(requests.get(), ok.get(), failed.get(), (System.nanoTime() - t0) / 1_000_000, files.size());
+        Result r = new Result(requests.get(), ok.get(), failed.get(), (System.nanoTime() - t0) / 1_000_000,
+                (int) files.stream().map(Index.FileInScope::file).distinct().count(), firstFailure.get());
         LOG.info(r.describe());
         return r;
     }
@@ -130,8 +137,9 @@ public final class WarmUp {
             this.connections = connections;
         }
 
-        /** One request of the mix; true when it was answered as a real client's would be (2xx, or 404 for a file not there). */
-        boolean next() {
+        /** One request of the mix; null when it was answered as a real client's would be (2xx, or 404 for a file not there), else what happened. */
+        String next() {
+            String what = "connect";
             try {
                 if (c == null || !c.isOpen()) {
                     c = new LoopbackClient(port);
@@ -140,28 +148,51 @@ public final class WarmUp {
                 int kind = random.nextInt(20);
                 if (files.isEmpty() || kind == 19) {
                     // An unknown file: the refusal path (and the only one an empty index has).
+                    what = "GET /v2/reconstructions/(unknown)";
                     String path = "/v2/reconstructions/" + MerkleHash.ofWords(random.nextLong(), 0, 0, 1).hex();
-                    return c.exchange("GET", path, anyToken, null, null, null) == 404;
+                    return expect(c.exchange("GET", path, anyToken, null, null, null) == 404, what);
                 }
                 Index.FileInScope f = files.get(random.nextInt(files.size()));
                 String token = tokens.get(f.scope());
                 String id = f.file().hex();
-                int status = switch (kind) {
-                    case 0, 1 -> c.exchange("GET", "/v2/reconstructions/" + id, token, "Range",
-                            "bytes=" + random.nextInt(4096) + "-" + (4096 + random.nextInt(1 << 20)), null);
-                    case 2, 3 -> c.exchange("GET", "/v1/reconstructions/" + id, token, null, null, null);
-                    case 4 -> c.exchange("HEAD", "/v1/files/" + id, token, null, null, null);
-                    case 5 -> c.exchange("GET", "/v1/reconstructions?file_id=" + id + "&file_id="
-                            + files.get(random.nextInt(files.size())).file().hex(), token, null, null, null);
-                    case 6 -> fetch(id, token);
-                    default -> c.exchange("GET", "/v2/reconstructions/" + id, token, null, null, null);
-                };
-                return status / 100 == 2 || status == 404;
+                int status;
+                switch (kind) {
+                    case 0, 1 -> {
+                        what = "GET /v2/reconstructions/{id} ranged";
+                        status = c.exchange("GET", "/v2/reconstructions/" + id, token, "Range",
+                                "bytes=" + random.nextInt(4096) + "-" + (4096 + random.nextInt(1 << 20)), null);
+                    }
+                    case 2, 3 -> {
+                        what = "GET /v1/reconstructions/{id}";
+                        status = c.exchange("GET", "/v1/reconstructions/" + id, token, null, null, null);
+                    }
+                    case 4 -> {
+                        what = "HEAD /v1/files/{id}";
+                        status = c.exchange("HEAD", "/v1/files/" + id, token, null, null, null);
+                    }
+                    case 5 -> {
+                        what = "GET /v1/reconstructions?file_id=...";
+                        status = c.exchange("GET", "/v1/reconstructions?file_id=" + id, token, null, null, null);
+                    }
+                    case 6 -> {
+                        what = "a signed-URL fetch";
+                        status = fetch(id, token);
+                    }
+                    default -> {
+                        what = "GET /v2/reconstructions/{id}";
+                        status = c.exchange("GET", "/v2/reconstructions/" + id, token, null, null, null);
+                    }
+                }
+                return expect(status / 100 == 2 || status == 404, what + " answered " + status);
             } catch (IOException | RuntimeException e) {
                 if (c != null) c.close();
                 c = null;
-                return false;
+                return what + ": " + e.getClass().getSimpleName() + " " + e.getMessage();
             }
+        }
+
+        private static String expect(boolean good, String what) {
+            return good ? null : what;
         }
 
         /** A v2 answer, then its first signed URL when the bucket holds that xorb (an index without objects: none). */

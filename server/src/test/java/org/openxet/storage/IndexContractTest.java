@@ -351,6 +351,29 @@ abstract class IndexContractTest {
     }
 
     @Test
+    void sampledFilesAreRegisteredOnesEachWithAScopeThatReadsIt() throws Exception {
+        assertEquals(List.of(), index.sampleFiles(10, 1), "an empty index samples nothing");
+        MerkleHash x = xorb("sample x");
+        List<FileRecord> mine = new ArrayList<>();
+        List<FileRecord> theirs = new ArrayList<>();
+        for (int i = 0; i < 20; i++) mine.add(file("sample mine " + i, null, x));
+        for (int i = 0; i < 20; i++) theirs.add(file("sample theirs " + i, null, x));
+        assertTrue(index.registerShard(shard("sample s1", SCOPE, mine, List.of(), List.of())));
+        assertTrue(index.registerShard(shard("sample s2", OTHER_SCOPE, theirs, List.of(), List.of())));
+        Map<MerkleHash, Map<String, Long>> before = Map.of(x, index.rowCounts());
+        List<Index.FileInScope> sample = index.sampleFiles(64, 7);
+        assertEquals(64, sample.size());
+        Set<String> scopes = new HashSet<>();
+        for (Index.FileInScope f : sample) {
+            assertTrue(index.file(f.file(), f.scope()).isPresent(), f + " is readable in its scope");
+            scopes.add(f.scope());
+        }
+        assertEquals(Set.of(SCOPE, OTHER_SCOPE), scopes, "spread over the index, not its first rows");
+        assertEquals(sample, index.sampleFiles(64, 7), "the same seed samples the same files");
+        assertEquals(before, Map.of(x, index.rowCounts()), "sampling writes nothing");
+    }
+
+    @Test
     void aLargeFileRecordRoundTripsExactly() throws Exception {
         int xorbCount = 100;
         int termCount = 100_000;
