@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  * {@code aot} (the launcher's AOT cache, {@code -Dopenxet.server.aot} from gates/run), {@code warmup} (the server's
  * self-warm-up before ready, no cache) and {@code aot+warmup} (both: what {@code ./openxet serve} runs). Runs are
  * interleaved (repeat 1 of every variant and rate, then repeat 2, ...) so a noisy minute hits all of them alike, and
- * each window's figures are the median over the repeats.
+ * each window's figures are the median over the repeats. Before them, one unmeasured run
+ * ({@code --client-warmup-seconds}, 10) warms the load generator's own JIT: a balancer is not a cold JVM.
  */
 final class RestartGate {
     static final double P99_LIMIT_MS = 50.0;
@@ -48,7 +49,7 @@ final class RestartGate {
             return name.contains("aot");
         }
 
-        static Variant of(String name, String aotCache) {
+        static Variant of(String name, String aotCache, String warmup) {
             if (!VARIANTS.contains(name)) {
                 throw new IllegalArgumentException("unknown variant " + name + " (" + String.join(", ", VARIANTS) + ")");
             }
@@ -62,8 +63,10 @@ final class RestartGate {
                 jvm.add("-XX:AOTCache=" + aotCache);
                 jvm.add("-Xlog:aot*=off");
             }
-            // The warm-up is on by default; the variants without it turn it off as an operator would.
-            Map<String, String> env = name.contains("warmup") ? Map.of() : Map.of("OPENXET_WARMUP_DURATION", "0s");
+            // The warm-up is on by default (--warmup-duration sets its length); the variants without it turn it off as
+            // an operator would.
+            Map<String, String> env = !name.contains("warmup") ? Map.of("OPENXET_WARMUP_DURATION", "0s")
+                    : warmup.isEmpty() ? Map.of() : Map.of("OPENXET_WARMUP_DURATION", warmup);
             return new Variant(name, jvm, env);
         }
     }
@@ -84,7 +87,7 @@ final class RestartGate {
         String aotCache = System.getProperty(AOT_PROPERTY, "");
         List<Variant> variants = new ArrayList<>();
         for (String v : args.string("variants", String.join(",", VARIANTS)).split(",")) {
-            variants.add(Variant.of(v.trim(), aotCache));
+            variants.add(Variant.of(v.trim(), aotCache, args.string("warmup-duration", "")));
         }
         RigLoad.Workload workload = RigLoad.Workload.of(args);
         String indexUrl = args.string("index-url", "");
@@ -104,13 +107,21 @@ final class RestartGate {
         Map<String, String> readTokens = new ConcurrentHashMap<>();
         String writeToken = tokens.mint("rig/writes", Access.WRITE, Duration.ofHours(12));
         List<Run> runs = new ArrayList<>();
+        java.util.function.Function<String, String> readToken = scope -> readTokens.computeIfAbsent(scope,
+                s -> tokens.mint(s, Access.READ, Duration.ofHours(12)));
         try {
+            int clientWarmup = args.integer("client-warmup-seconds", 10);
+            if (clientWarmup > 0) {
+                // The load generator's own JIT, warm before the first measured run as a balancer's is: otherwise the
+                // first run's first seconds measure the client too. Its server is thrown away.
+                Run w = once(args, data, indexUrl, variants.getLast(), rates.getFirst(), clientWarmup, fixture,
+                        workload, writeToken, readToken);
+                System.out.println("load generator warmed (not counted): " + runLine(w, 0));
+            }
             for (int k = 1; k <= repeats; k++) {
                 for (Variant v : variants) {
                     for (int rate : rates) {
-                        Run r = once(args, data, indexUrl, v, rate, seconds, fixture, workload, writeToken,
-                                scope -> readTokens.computeIfAbsent(scope,
-                                        s -> tokens.mint(s, Access.READ, Duration.ofHours(12))));
+                        Run r = once(args, data, indexUrl, v, rate, seconds, fixture, workload, writeToken, readToken);
                         runs.add(r);
                         System.out.println(runLine(r, k));
                     }
