@@ -142,8 +142,6 @@ final class Stages {
         cfg.setJournalMode(SQLiteConfig.JournalMode.WAL);
         cfg.setCacheSize(-65536);
         cfg.setReadOnly(true);
-        // As the server's read connections (SqliteIndex), so the bare query costs what the server's does.
-        cfg.setPragma(SQLiteConfig.Pragma.MMAP_SIZE, String.valueOf(1L << 40));
         return cfg;
     }
 }

@@ -92,9 +92,6 @@ public final class SqliteIndex implements Index {
         }
     }
 
-    /** How much of the index file a read connection may map: 1 TiB, sqlite-jdbc's compiled-in maximum. */
-    static final long READER_MMAP_BYTES = 1L << 40;
-
     private Connection open(String url, boolean readOnly) throws SQLException {
         SQLiteConfig cfg = new SQLiteConfig();
         cfg.setJournalMode(SQLiteConfig.JournalMode.WAL);
@@ -107,11 +104,6 @@ public final class SqliteIndex implements Index {
         if (readOnly) {
             try (Statement s = c.createStatement()) {
                 s.execute("PRAGMA query_only = ON");
-                // Readers map the file instead of copying each page out with its own read call: a 100,000-term
-                // file's 2.4 MB record is 600 overflow pages, and mapped they read in about half the time
-                // (docs/BENCHMARKS-HISTORY.md, "Mapped SQLite reads"). SQLite maps what it reads, up to this bound
-                // (virtual address space, not memory); the writer keeps plain reads.
-                s.execute("PRAGMA mmap_size = " + READER_MMAP_BYTES);
             }
         }
         return c;
