@@ -70,14 +70,6 @@ final class AnswerLayout {
         return segments;
     }
 
-    AnswerFormat format() {
-        return format;
-    }
-
-    Plan plan() {
-        return plan;
-    }
-
     /** Renders segment {@code s}; {@code signer} is the calling thread's own (a signer is not shared by threads). */
     void render(Segment s, JsonBytes out, UrlSigner signer) {
         if (s.opens()) ReconstructionJson.writeHead(out, plan);
