@@ -38,6 +38,8 @@ final class RestartGate {
     static final double READY_LIMIT_MS = 3000.0;
     /** Where the AOT cache's path arrives from gates/run (the launcher's own, made when missing or stale). */
     static final String AOT_PROPERTY = "openxet.server.aot";
+    /** The launcher's JVM options for that cache, as ./openxet passes them (scripts/env.sh, aot_cache_args). */
+    static final String AOT_ARGS_PROPERTY = "openxet.server.aot.args";
     static final List<String> VARIANTS = List.of("plain", "aot", "warmup", "aot+warmup");
 
     private RestartGate() {
@@ -59,9 +61,15 @@ final class RestartGate {
                     throw new IllegalArgumentException("variant " + name + " needs the AOT cache: run through gates/run,"
                             + " which makes it (-D" + AOT_PROPERTY + "=" + aotCache + ")");
                 }
-                // What ./openxet passes (scripts/env.sh, aot_cache_args).
-                jvm.add("-XX:AOTCache=" + aotCache);
-                jvm.add("-Xlog:aot*=off");
+                // What ./openxet passes (scripts/env.sh, aot_cache_args: the cache, and eager compilation where the
+                // JDK has it), from gates/run; the cache alone when run otherwise.
+                String launcher = System.getProperty(AOT_ARGS_PROPERTY, "").trim();
+                if (launcher.isEmpty()) {
+                    jvm.add("-XX:AOTCache=" + aotCache);
+                    jvm.add("-Xlog:aot*=off");
+                } else {
+                    jvm.addAll(List.of(launcher.split("\\s+")));
+                }
             }
             // The warm-up is on by default (--warmup-duration sets its length); the variants without it turn it off as
             // an operator would.
