@@ -106,6 +106,10 @@ aot_cache_ensure() {
     if "$JAVA_HOME/bin/java" "${JVM_NATIVE_ARGS[@]}" "${JVM_SERVER_ARGS[@]}" "-XX:AOTCacheOutput=$tmp" \
         -jar "$openxet_root/server/target/openxet.jar" train-aot >"$log" 2>&1 && [ -s "$tmp" ]; then
         find "$aot_dir" -maxdepth 1 -name 'openxet-*.aot*' ! -name "$(basename "$file")" -delete 2>/dev/null || true
+        # AOTCompileEagerly (aot_cache_args) is experimental: a JDK that dropped it would refuse to start, so this JDK
+        # is asked once, here, and the answer kept beside the cache (whose name is keyed by the JDK).
+        if "$JAVA_HOME/bin/java" -XX:+UnlockExperimentalVMOptions -XX:+AOTCompileEagerly -version >/dev/null 2>&1
+        then echo yes >"$file.eager"; else echo no >"$file.eager"; fi
         mv -f "$tmp" "$file"
     else
         rm -f "$tmp" "$tmp.config"
@@ -126,12 +130,7 @@ aot_cache_args() {
     file=$(aot_cache_file)
     if [ -f "$file" ]; then
         JVM_AOT_ARGS=("-XX:AOTCache=$file" "-Xlog:aot*=off")
-        # The flag is experimental: a JDK that dropped it would refuse to start, so it is used only where this JDK
-        # accepted it, asked once per cache (the answer beside the cache, whose name is keyed by the JDK).
-        if [ ! -f "$file.eager" ]; then
-            if "$JAVA_HOME/bin/java" -XX:+UnlockExperimentalVMOptions -XX:+AOTCompileEagerly -version >/dev/null 2>&1
-            then echo yes >"$file.eager" 2>/dev/null; else echo no >"$file.eager" 2>/dev/null; fi
-        fi
+        # Only where the JDK accepted the flag when the cache was made (aot_cache_ensure).
         if [ "$(cat "$file.eager" 2>/dev/null)" = yes ]; then
             JVM_AOT_ARGS+=(-XX:+UnlockExperimentalVMOptions -XX:+AOTCompileEagerly)
         fi

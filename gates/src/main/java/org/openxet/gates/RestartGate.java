@@ -57,19 +57,15 @@ final class RestartGate {
             }
             List<String> jvm = new ArrayList<>();
             if (name.contains("aot")) {
-                if (aotCache.isEmpty() || !Files.exists(Path.of(aotCache))) {
-                    throw new IllegalArgumentException("variant " + name + " needs the AOT cache: run through gates/run,"
-                            + " which makes it (-D" + AOT_PROPERTY + "=" + aotCache + ")");
-                }
                 // What ./openxet passes (scripts/env.sh, aot_cache_args: the cache, and eager compilation where the
-                // JDK has it), from gates/run; the cache alone when run otherwise.
+                // JDK has it), from gates/run.
                 String launcher = System.getProperty(AOT_ARGS_PROPERTY, "").trim();
-                if (launcher.isEmpty()) {
-                    jvm.add("-XX:AOTCache=" + aotCache);
-                    jvm.add("-Xlog:aot*=off");
-                } else {
-                    jvm.addAll(List.of(launcher.split("\\s+")));
+                if (aotCache.isEmpty() || !Files.exists(Path.of(aotCache)) || launcher.isEmpty()) {
+                    throw new IllegalArgumentException("variant " + name + " needs the AOT cache: run through gates/run,"
+                            + " which makes it (-D" + AOT_PROPERTY + "=" + aotCache + ", -D" + AOT_ARGS_PROPERTY + "="
+                            + launcher + ")");
                 }
+                jvm.addAll(List.of(launcher.split("\\s+")));
             }
             // The warm-up is on by default (--warmup-duration sets its length); the variants without it turn it off as
             // an operator would.

@@ -32,7 +32,9 @@ import java.util.logging.Logger;
  * Never logs a token: messages are ours.
  */
 public final class Errors {
-    private static final Logger LOG = Logger.getLogger("org.openxet.http.errors");
+    /** The refusals' logger: one line per 4xx/5xx (the warm-up drops its own, {@link WarmUp}). */
+    static final String LOGGER = "org.openxet.http.errors";
+    private static final Logger LOG = Logger.getLogger(LOGGER);
     /** Sent with every 503 (the stock client keeps its own backoff; other clients may use it). */
     static final String BUSY_RETRY_AFTER_SECONDS = "10";
 

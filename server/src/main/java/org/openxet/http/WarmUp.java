@@ -42,11 +42,6 @@ public final class WarmUp {
     static final int REQUESTS_PER_CONNECTION = 8;
     /** The access log's logger: Helidon's AccessLogFeature logs each line to its logger's child for the socket. */
     private static final String ACCESS_LOG = "io.helidon.webserver.AccessLog.@default";
-    /**
-     * The refusals' logger ({@link Errors}): the warm-up's own requests for unknown files are refused as a client's
-     * are, one line each, hundreds of lines at every start unless dropped like the access log's.
-     */
-    private static final String ERRORS_LOG = "org.openxet.http.errors";
 
     private WarmUp() {
     }
@@ -80,7 +75,9 @@ public final class WarmUp {
         Logger accessLog = Logger.getLogger(ACCESS_LOG);
         java.util.logging.Filter logFilter = accessLog.getFilter();
         accessLog.setFilter(formattedButDropped());
-        Logger errorsLog = Logger.getLogger(ERRORS_LOG);
+        // The refusals' lines too: the warm-up's requests for unknown files are refused as a client's are, one line
+        // each, hundreds of lines at every start.
+        Logger errorsLog = Logger.getLogger(Errors.LOGGER);
         java.util.logging.Filter errorsFilter = errorsLog.getFilter();
         errorsLog.setFilter(formattedButDropped());
         AtomicLong requests = new AtomicLong();

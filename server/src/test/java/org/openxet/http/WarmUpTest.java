@@ -2,6 +2,7 @@ package org.openxet.http;
 
 import org.junit.jupiter.api.Test;
 import org.openxet.service.Access;
+import org.openxet.testing.LogCapture;
 import org.openxet.testing.SyntheticFile;
 import org.openxet.testing.TestServer;
 
@@ -54,36 +55,17 @@ class WarmUpTest {
 
     @Test
     void anEmptyIndexWarmsUpOnRefusalsAloneAndLogsNoneOfThem() throws Exception {
-        java.util.logging.Logger errors = java.util.logging.Logger.getLogger("org.openxet.http.errors");
-        List<String> logged = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-        java.util.logging.Handler seen = new java.util.logging.Handler() {
-            @Override
-            public void publish(java.util.logging.LogRecord record) {
-                if (isLoggable(record)) logged.add(record.getMessage());
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        try (TestServer s = new TestServer()) {
-            errors.addHandler(seen);
+        try (TestServer s = new TestServer(); LogCapture log = new LogCapture()) {
             WarmUp.Result r = WarmUp.run(s.port(), s.services(), Duration.ofMillis(300), 2);
             assertEquals(0, r.files());
             assertTrue(r.requests() > 0, r.describe());
             assertEquals(0, r.failed(), r.describe());
             assertEquals(Map.of(), nonZero(s.storedCounts()));
-            assertEquals(List.of(), logged, "the warm-up's own refusals are not the log's");
+            assertEquals(List.of(), log.messages(Errors.LOGGER), "the warm-up's own refusals are not the log's");
             // A client's refusal after the warm-up is logged as before.
             assertEquals(404, s.get("/v2/reconstructions/" + "ab".repeat(32), s.token("models/x/y", Access.READ))
                     .statusCode());
-            assertEquals(1, logged.size(), logged.toString());
-        } finally {
-            errors.removeHandler(seen);
+            assertEquals(1, log.messages(Errors.LOGGER).size(), log.messages(Errors.LOGGER).toString());
         }
     }
 

@@ -38,6 +38,14 @@ public final class LogCapture extends Handler implements AutoCloseable {
         }
     }
 
+    /** The messages of loggers named {@code prefix}..., as {@link #messages()} gives them. */
+    public List<String> messages(String prefix) {
+        synchronized (records) {
+            return records.stream().filter(r -> r.getLoggerName() != null && r.getLoggerName().startsWith(prefix))
+                    .map(r -> new java.util.logging.SimpleFormatter().formatMessage(r)).toList();
+        }
+    }
+
     /** How many records of loggers named {@code prefix}... carry a throwable (a stack in the log). */
     public long withStacks(String prefix) {
         synchronized (records) {
