@@ -11,11 +11,11 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openxet.gates.Files2;
 import org.openxet.gates.ShardFixtures;
-import org.openxet.gates.ShardFixtures.RealXorb;
-import org.openxet.gates.ShardFixtures.Term;
+import org.openxet.protocol.ClientUploads.Term;
+import org.openxet.protocol.ClientUploads.Xorb;
 import org.openxet.service.ServerConfig;
-import org.openxet.service.ShardRegistration;
 import org.openxet.service.Services;
+import org.openxet.service.ShardRegistration;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -39,7 +39,7 @@ import java.util.concurrent.TimeUnit;
 public class RegistrationBench {
     private Path dir;
     private Services services;
-    private List<RealXorb> xorbs;
+    private List<Xorb> xorbs;
     private int next;
     private byte[] body;
 
@@ -50,7 +50,7 @@ public class RegistrationBench {
         SplittableRandom r = new SplittableRandom(9);
         xorbs = new ArrayList<>();
         for (int i = 0; i < ShardFixtures.FILES_PER_SHARD; i++) {
-            RealXorb x = ShardFixtures.xorb(r, ShardFixtures.CHUNKS);
+            Xorb x = ShardFixtures.xorb(r, ShardFixtures.CHUNKS);
             services.ingest().ingest(x.hash(), x.body(), x.body().length);
             xorbs.add(x);
         }
@@ -76,7 +76,7 @@ public class RegistrationBench {
             if (len == 0) throw new IllegalStateException("out of distinct shards");
         }
         List<Term> terms = new ArrayList<>();
-        for (RealXorb x : xorbs) {
+        for (Xorb x : xorbs) {
             terms.add(new Term(x, k, k + len));
         }
         return ShardFixtures.shard(terms, xorbs);

@@ -1,9 +1,9 @@
 package org.openxet.gates;
 
-import org.openxet.gates.ShardFixtures.RealXorb;
+import org.openxet.protocol.ClientUploads.Xorb;
 import org.openxet.service.ServerConfig;
-import org.openxet.service.ShardRegistration;
 import org.openxet.service.Services;
+import org.openxet.service.ShardRegistration;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,10 +51,10 @@ final class CommitsGate {
         try {
             long t0 = System.nanoTime();
             SplittableRandom r = new SplittableRandom(7);
-            List<List<RealXorb>> perShard = new ArrayList<>();
+            List<List<Xorb>> perShard = new ArrayList<>();
             List<byte[]> bodies = new ArrayList<>();
             for (int s = 0; s < shards; s++) {
-                List<RealXorb> xs = new ArrayList<>();
+                List<Xorb> xs = new ArrayList<>();
                 for (int f = 0; f < ShardFixtures.FILES_PER_SHARD; f++) xs.add(ShardFixtures.xorb(r, ShardFixtures.CHUNKS));
                 perShard.add(xs);
                 bodies.add(ShardFixtures.gateShard(xs));
@@ -110,12 +110,12 @@ final class CommitsGate {
     }
 
     /** Every xorb through XorbIngest, a few at a time, as a client's concurrent uploads arrive. */
-    private static void uploadXorbs(Services services, List<List<RealXorb>> perShard) throws Exception {
+    private static void uploadXorbs(Services services, List<List<Xorb>> perShard) throws Exception {
         Semaphore inFlight = new Semaphore(8);
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             List<Future<?>> done = new ArrayList<>();
-            for (List<RealXorb> xs : perShard) {
-                for (RealXorb x : xs) {
+            for (List<Xorb> xs : perShard) {
+                for (Xorb x : xs) {
                     done.add(pool.submit(() -> {
                         inFlight.acquire();
                         try {

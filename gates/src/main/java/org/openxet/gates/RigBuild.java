@@ -2,7 +2,7 @@ package org.openxet.gates;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.openxet.gates.ShardFixtures.RealXorb;
+import org.openxet.protocol.ClientUploads.Xorb;
 import org.openxet.service.ServerConfig;
 import org.openxet.service.Services;
 import org.openxet.service.ShardRegistration;
@@ -87,7 +87,7 @@ final class RigBuild {
             config = config.withStorage(new ServerConfig.Storage(indexUrl, "", "", ServerConfig.Storage.EMBEDDED.s3Region()));
         }
         try (Services services = Services.open(config)) {
-            for (RealXorb x : f.realXorbs()) {
+            for (Xorb x : f.realXorbs()) {
                 services.bucket().put(XorbIngest.key(x.hash()), RigFixture.storedObject(x));
             }
             RigFixture.RealShard shard = f.realShard();

@@ -2,8 +2,9 @@ package org.openxet.gates;
 
 import org.openxet.gates.ReconstructionFixtures.Shape;
 import org.openxet.gates.ReconstructionFixtures.Xorbs;
-import org.openxet.gates.ShardFixtures.RealXorb;
-import org.openxet.gates.ShardFixtures.Term;
+import org.openxet.protocol.ClientUploads;
+import org.openxet.protocol.ClientUploads.Term;
+import org.openxet.protocol.ClientUploads.Xorb;
 import org.openxet.protocol.FormatException;
 import org.openxet.protocol.MerkleHash;
 import org.openxet.protocol.XetHashes;
@@ -75,7 +76,7 @@ final class RigFixture {
     private final Map<MerkleHash, Long> listedIds = new HashMap<>();
     private final long multiplier;
     /** Shard 0's real xorbs ({@code [0, FILES_PER_SHARD + SMALL_CHUNKS)}), their layouts, and shard 0 itself. */
-    private final List<RealXorb> real;
+    private final List<Xorb> real;
     private final List<XorbLayout> realLayouts;
     private final RealShard realShard;
 
@@ -225,19 +226,19 @@ final class RigFixture {
     }
 
     /** Shard 0's xorbs as upload bodies: chunks of the same 1–8 KiB sizes, random bytes, stored uncompressed. */
-    List<RealXorb> realXorbs() {
+    List<Xorb> realXorbs() {
         return real;
     }
 
-    private List<RealXorb> buildRealXorbs() {
-        List<RealXorb> xs = new ArrayList<>();
+    private List<Xorb> buildRealXorbs() {
+        List<Xorb> xs = new ArrayList<>();
         for (int j = 0; j < realXorbCount(); j++) {
             xs.add(ShardFixtures.xorb(new SplittableRandom(seed ^ 0x5EA1L ^ mix(j)), SMALL_CHUNKS, 1024, 8 * 1024));
         }
         return xs;
     }
 
-    static ValidatedXorb validated(RealXorb x) {
+    static ValidatedXorb validated(Xorb x) {
         try (XorbValidator v = new XorbValidator()) {
             return v.validateUpload(x.body(), x.body().length, x.hash());
         } catch (FormatException e) {
@@ -246,7 +247,7 @@ final class RigFixture {
     }
 
     /** The object XorbIngest stores for a real xorb: its chunk records, then the server's own footer. */
-    static byte[] storedObject(RealXorb x) {
+    static byte[] storedObject(Xorb x) {
         ValidatedXorb v = validated(x);
         byte[] footer = v.footer();
         int records = v.chunks().recordBytes();
@@ -318,16 +319,15 @@ final class RigFixture {
     }
 
     private RealShard buildRealShard() {
-        List<RealXorb> xs = real;
+        List<Xorb> xs = real;
         List<List<Term>> fileTerms = new ArrayList<>();
         for (long i = 0; i < FILES_PER_SHARD; i++) {
             List<Term> terms = new ArrayList<>();
             for (SmallTerm t : smallTerms(i)) terms.add(new Term(xs.get((int) t.xorb()), t.from(), t.to()));
             fileTerms.add(terms);
         }
-        byte[] body = ShardWriter.write(new Shard(org.openxet.protocol.shard.ShardHeader.withoutFooter(),
-                fileTerms.stream().map(ShardFixtures::file).toList(),
-                xs.subList(0, FILES_PER_SHARD).stream().map(ShardFixtures::block).toList(), null));
+        byte[] body = ClientUploads.shard(fileTerms.stream().map(ClientUploads::file).toList(),
+                xs.subList(0, FILES_PER_SHARD));
         try {
             Shard shard = ShardParser.parse(body, 0, body.length);
             Map<MerkleHash, XorbLayout> layouts = new HashMap<>();

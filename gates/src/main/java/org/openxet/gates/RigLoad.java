@@ -7,8 +7,8 @@ import org.apache.commons.rng.sampling.distribution.DiscreteSampler;
 import org.apache.commons.rng.sampling.distribution.RejectionInversionZipfSampler;
 import org.apache.commons.rng.simple.RandomSource;
 import org.openxet.gates.RigFixture.FileClass;
-import org.openxet.gates.ShardFixtures.RealXorb;
-import org.openxet.gates.ShardFixtures.Term;
+import org.openxet.protocol.ClientUploads.Term;
+import org.openxet.protocol.ClientUploads.Xorb;
 import org.openxet.protocol.MerkleHash;
 
 import java.util.EnumMap;
@@ -171,7 +171,7 @@ final class RigLoad {
 
     /** A new small file's xorb (16 chunks of 1–8 KiB) and then its shard, as a client uploads one. */
     boolean write(long w) {
-        RealXorb x = ShardFixtures.xorb(new SplittableRandom(0x3217EL ^ w * 0x9E3779B97F4A7C15L), RigFixture.SMALL_CHUNKS,
+        Xorb x = ShardFixtures.xorb(new SplittableRandom(0x3217EL ^ w * 0x9E3779B97F4A7C15L), RigFixture.SMALL_CHUNKS,
                 1024, 8 * 1024);
         byte[] shard = ShardFixtures.shard(List.of(new Term(x, 0, x.chunks())), List.of(x));
         int xorb = connections.exchange(RawHttp.post("127.0.0.1", port, "/v1/xorbs/default/" + x.hash().hex(), writeToken,

@@ -3,9 +3,10 @@ package org.openxet.gates;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.helidon.webserver.WebServer;
-import org.openxet.gates.ShardFixtures.RealXorb;
-import org.openxet.gates.ShardFixtures.Term;
 import org.openxet.http.OpenxetServer;
+import org.openxet.protocol.ClientUploads;
+import org.openxet.protocol.ClientUploads.Term;
+import org.openxet.protocol.ClientUploads.Xorb;
 import org.openxet.protocol.MerkleHash;
 import org.openxet.service.Access;
 import org.openxet.service.ServerConfig;
@@ -66,11 +67,11 @@ final class TransferGate {
         try {
             long t0 = System.nanoTime();
             SplittableRandom r = new SplittableRandom(11);
-            List<RealXorb> xorbs = new ArrayList<>();
+            List<Xorb> xorbs = new ArrayList<>();
             for (int i = 0; i < xorbCount; i++) xorbs.add(ShardFixtures.xorb(r, chunks, 48 << 10, 80 << 10));
             long xorbBytes = xorbs.stream().mapToLong(x -> x.body().length).sum();
-            Map<MerkleHash, RealXorb> byHash = new LinkedHashMap<>();
-            for (RealXorb x : xorbs) byHash.put(x.hash(), x);
+            Map<MerkleHash, Xorb> byHash = new LinkedHashMap<>();
+            for (Xorb x : xorbs) byHash.put(x.hash(), x);
             System.out.printf("built %d xorbs, %,d bytes, in %.1f s%n", xorbCount, xorbBytes, (System.nanoTime() - t0) / 1e9);
 
             ServerConfig cfg = ServerConfig.defaults(tmp.resolve("data")).withHost("127.0.0.1").withPort(0);
@@ -85,7 +86,7 @@ final class TransferGate {
 
                     List<Term> terms = xorbs.stream().map(x -> new Term(x, 0, x.chunks())).toList();
                     byte[] shard = ShardFixtures.shardOfOneFile(terms, xorbs);
-                    MerkleHash file = ShardFixtures.file(terms).fileHash();
+                    MerkleHash file = ClientUploads.file(terms).fileHash();
                     try (RawHttp http = new RawHttp("127.0.0.1", port)) {
                         RawHttp.Response s = http.exchange(
                                 RawHttp.post("127.0.0.1", port, "/v1/shards", write, shard.length), shard, null);
@@ -128,7 +129,7 @@ final class TransferGate {
     }
 
     /** Every xorb through {@code POST /v1/xorbs}, {@code concurrency} at a time, each on a connection of its own. */
-    private static Map<String, Object> upload(int port, String token, List<RealXorb> xorbs, int concurrency)
+    private static Map<String, Object> upload(int port, String token, List<Xorb> xorbs, int concurrency)
             throws Exception {
         AtomicInteger next = new AtomicInteger();
         double[] ms = new double[xorbs.size()];
@@ -140,7 +141,7 @@ final class TransferGate {
                 done.add(pool.submit(() -> {
                     try (RawHttp http = new RawHttp("127.0.0.1", port)) {
                         for (int i; (i = next.getAndIncrement()) < xorbs.size(); ) {
-                            RealXorb x = xorbs.get(i);
+                            Xorb x = xorbs.get(i);
                             RawHttp.Response res = http.exchange(RawHttp.post("127.0.0.1", port,
                                     "/v1/xorbs/default/" + x.hash().hex(), token, x.body().length), x.body(), null);
                             if (res.status() != 200) throw new IllegalStateException("xorb upload answered " + res.status());
@@ -194,7 +195,7 @@ final class TransferGate {
     }
 
     /** Each descriptor fetched once and compared with the uploaded xorb's bytes at the same offsets. */
-    private static void check(int port, List<Fetch> fetches, Map<MerkleHash, RealXorb> xorbs) throws Exception {
+    private static void check(int port, List<Fetch> fetches, Map<MerkleHash, Xorb> xorbs) throws Exception {
         try (RawHttp http = new RawHttp("127.0.0.1", port)) {
             for (Fetch f : fetches) {
                 ByteArrayOutputStream got = new ByteArrayOutputStream((int) f.length());

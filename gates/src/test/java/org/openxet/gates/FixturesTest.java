@@ -3,10 +3,11 @@ package org.openxet.gates;
 import org.junit.jupiter.api.Test;
 import org.openxet.gates.ReconstructionFixtures.Shape;
 import org.openxet.gates.ReconstructionFixtures.Xorbs;
-import org.openxet.gates.ShardFixtures.RealXorb;
+import org.openxet.protocol.ClientUploads;
+import org.openxet.protocol.ClientUploads.Xorb;
 import org.openxet.service.FetchDescriptors;
-import org.openxet.service.ReconstructionPlanner.Plan;
 import org.openxet.service.ReconstructionPlanner;
+import org.openxet.service.ReconstructionPlanner.Plan;
 import org.openxet.service.ServerConfig;
 import org.openxet.service.Services;
 import org.openxet.service.ShardRegistration;
@@ -48,23 +49,23 @@ class FixturesTest {
         Path dir = Files.createTempDirectory("openxet-fixtures-test");
         try (Services s = Services.open(ServerConfig.defaults(dir).withHost("127.0.0.1").withPort(0))) {
             SplittableRandom r = new SplittableRandom(3);
-            List<RealXorb> xs = new ArrayList<>();
+            List<Xorb> xs = new ArrayList<>();
             for (int i = 0; i < ShardFixtures.FILES_PER_SHARD; i++) {
-                RealXorb x = ShardFixtures.xorb(r, ShardFixtures.CHUNKS);
+                Xorb x = ShardFixtures.xorb(r, ShardFixtures.CHUNKS);
                 assertTrue(s.ingest().ingest(x.hash(), x.body(), x.body().length).inserted());
                 xs.add(x);
             }
             byte[] shard = ShardFixtures.gateShard(xs);
             assertTrue(s.shards().register(shard, shard.length, ShardFixtures.SCOPE, ShardRegistration.SILENT));
-            var file = ShardFixtures.file(new ShardFixtures.Term(xs.get(0), 0, ShardFixtures.CHUNKS));
+            var file = ShardFixtures.file(new ClientUploads.Term(xs.get(0), 0, ShardFixtures.CHUNKS));
             assertTrue(s.index().file(file.fileHash(), ShardFixtures.SCOPE).isPresent());
 
             // The transfer gate's file: one file over parts of several xorbs, which registration re-hashes.
-            List<ShardFixtures.Term> terms = List.of(new ShardFixtures.Term(xs.get(1), 3, 40),
-                    new ShardFixtures.Term(xs.get(2), 0, ShardFixtures.CHUNKS), new ShardFixtures.Term(xs.get(1), 0, 2));
+            List<ClientUploads.Term> terms = List.of(new ClientUploads.Term(xs.get(1), 3, 40),
+                    new ClientUploads.Term(xs.get(2), 0, ShardFixtures.CHUNKS), new ClientUploads.Term(xs.get(1), 0, 2));
             byte[] oneFile = ShardFixtures.shardOfOneFile(terms, xs.subList(1, 3));
             assertTrue(s.shards().register(oneFile, oneFile.length, ShardFixtures.SCOPE, ShardRegistration.SILENT));
-            FileRecord multi = s.index().file(ShardFixtures.file(terms).fileHash(), ShardFixtures.SCOPE).orElseThrow();
+            FileRecord multi = s.index().file(ClientUploads.file(terms).fileHash(), ShardFixtures.SCOPE).orElseThrow();
             assertEquals(3, multi.termCount());
             assertEquals(xs.get(1).unpackedBytes(3, 40) + xs.get(2).unpackedBytes(0, ShardFixtures.CHUNKS)
                     + xs.get(1).unpackedBytes(0, 2), multi.size());

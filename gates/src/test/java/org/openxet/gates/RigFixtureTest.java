@@ -2,8 +2,8 @@ package org.openxet.gates;
 
 import io.helidon.webserver.WebServer;
 import org.junit.jupiter.api.Test;
-import org.openxet.gates.ShardFixtures.RealXorb;
 import org.openxet.http.OpenxetServer;
+import org.openxet.protocol.ClientUploads.Xorb;
 import org.openxet.service.Access;
 import org.openxet.service.ServerConfig;
 import org.openxet.service.Services;
@@ -65,7 +65,7 @@ class RigFixtureTest {
                 try {
                     String token = services.tokens().mint(f.scopeOf(0), Access.WRITE, Duration.ofHours(1));
                     HttpClient http = HttpClient.newHttpClient();
-                    for (RealXorb x : f.realXorbs()) {
+                    for (Xorb x : f.realXorbs()) {
                         assertEquals(200, post(http, server.port(), "/v1/xorbs/default/" + x.hash().hex(), token, x.body()));
                     }
                     assertEquals(200, post(http, server.port(), "/v1/shards", token, f.realShard().body()));
@@ -78,7 +78,7 @@ class RigFixtureTest {
             Map<String, List<String>> upload = rows(uploaded.resolve("index.sqlite"));
             String shard = hex(f.realShard().commit().shardHash());
             java.util.Set<String> realXorbs = new java.util.HashSet<>();
-            for (RealXorb x : f.realXorbs()) realXorbs.add(hex(x.hash()));
+            for (Xorb x : f.realXorbs()) realXorbs.add(hex(x.hash()));
             for (String table : ROWS.keySet()) {
                 List<String> expected = upload.get(table);
                 List<String> ofShardZero = new ArrayList<>();

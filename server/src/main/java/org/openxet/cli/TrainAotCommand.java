@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.helidon.webserver.WebServer;
 import org.openxet.http.OpenxetServer;
 import org.openxet.http.WarmUp;
+import org.openxet.protocol.ClientUploads;
 import org.openxet.protocol.MerkleHash;
 import org.openxet.protocol.shard.FileEntry;
 import org.openxet.service.Access;
@@ -57,7 +58,7 @@ public final class TrainAotCommand implements java.util.concurrent.Callable<Inte
     private final ObjectMapper json = new ObjectMapper();
     private final List<MerkleHash> small = new ArrayList<>();
     private final List<MerkleHash> large = new ArrayList<>();
-    private final List<TrainingData.Xorb> xorbs = new ArrayList<>();
+    private final List<ClientUploads.Xorb> xorbs = new ArrayList<>();
     private final AtomicLong requests = new AtomicLong();
 
     @Override
@@ -121,32 +122,32 @@ public final class TrainAotCommand implements java.util.concurrent.Callable<Inte
     private void upload() throws Exception {
         SplittableRandom r = new SplittableRandom(7);
         for (int batch = 0; batch < 8; batch++) {
-            List<TrainingData.Xorb> batchXorbs = new ArrayList<>();
+            List<ClientUploads.Xorb> batchXorbs = new ArrayList<>();
             List<FileEntry> files = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
-                TrainingData.Xorb x = TrainingData.xorb(r, 16, 1024, 8 * 1024, i % 2 == 0);
+                ClientUploads.Xorb x = ClientUploads.xorb(r, 16, 1024, 8 * 1024, i % 2 == 0);
                 put("/v1/xorbs/default/" + x.hash().hex(), x.body());
                 batchXorbs.add(x);
-                FileEntry f = TrainingData.file(List.of(new TrainingData.Term(x, 0, 8), new TrainingData.Term(x, 8, 16)));
+                FileEntry f = ClientUploads.file(List.of(new ClientUploads.Term(x, 0, 8), new ClientUploads.Term(x, 8, 16)));
                 files.add(f);
                 small.add(f.fileHash());
             }
-            put(batch % 2 == 0 ? "/v1/shards" : "/v2/shards", TrainingData.shard(files, batchXorbs));
+            put(batch % 2 == 0 ? "/v1/shards" : "/v2/shards", ClientUploads.shard(files, batchXorbs));
             xorbs.addAll(batchXorbs);
         }
-        List<TrainingData.Xorb> big = new ArrayList<>();
+        List<ClientUploads.Xorb> big = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
-            TrainingData.Xorb x = TrainingData.xorb(r, 1024, 64, 128, false);
+            ClientUploads.Xorb x = ClientUploads.xorb(r, 1024, 64, 128, false);
             put("/v1/xorbs/default/" + x.hash().hex(), x.body());
             big.add(x);
         }
         List<FileEntry> files = new ArrayList<>();
         for (boolean scattered : new boolean[]{true, false}) {
-            FileEntry f = TrainingData.file(TrainingData.largeFile(big, LARGE_TERMS, scattered));
+            FileEntry f = ClientUploads.file(largeFile(big, LARGE_TERMS, scattered));
             files.add(f);
             large.add(f.fileHash());
         }
-        put("/v1/shards", TrainingData.shard(files, big));
+        put("/v1/shards", ClientUploads.shard(files, big));
     }
 
     /** One client's round of reads, fetches and the odd write and refusal. */
@@ -164,7 +165,7 @@ public final class TrainAotCommand implements java.util.concurrent.Callable<Inte
         fetchAll(big, 2, 8);
         get("/v2/reconstructions/" + l.hex(), read, "bytes=1000-200000", 200);
         get("/v1/reconstructions/" + l.hex(), read, r.nextBoolean() ? null : "bytes=0-50000", 200);
-        TrainingData.Xorb x = xorbs.get(r.nextInt(xorbs.size()));
+        ClientUploads.Xorb x = xorbs.get(r.nextInt(xorbs.size()));
         get("/v1/chunks/default-merkledb/" + MerkleHash.fromBytes(x.chunkHashes(), 0).hex(), read, null, -1);
         get("/api/models/trainer/repo/xet-" + (r.nextBoolean() ? "read" : "write") + "-token/main", user, null, 200);
         get("/health", null, null, 200);
@@ -174,9 +175,9 @@ public final class TrainAotCommand implements java.util.concurrent.Callable<Inte
         get("/v2/reconstructions/" + s.hex(), "not-a-token", null, 401);
         if (r.nextInt(4) == 0) {
             // A new small file: its xorb, then its shard, as a client's upload.
-            TrainingData.Xorb nx = TrainingData.xorb(r, 16, 1024, 8 * 1024, r.nextBoolean());
+            ClientUploads.Xorb nx = ClientUploads.xorb(r, 16, 1024, 8 * 1024, r.nextBoolean());
             put("/v1/xorbs/default/" + nx.hash().hex(), nx.body());
-            put("/v1/shards", TrainingData.shard(List.of(TrainingData.file(List.of(new TrainingData.Term(nx, 0, 16)))),
+            put("/v1/shards", ClientUploads.shard(List.of(ClientUploads.file(List.of(new ClientUploads.Term(nx, 0, 16)))),
                     List.of(nx)));
         }
     }
@@ -236,5 +237,21 @@ public final class TrainAotCommand implements java.util.concurrent.Callable<Inte
         try (var paths = Files.walk(dir)) {
             for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
         }
+    }
+
+    /**
+     * A file of {@code terms} single-chunk terms over {@code xorbs}: {@code scattered}, consecutive terms name
+     * different xorbs and a xorb's terms are every other chunk (every term its own fetch range); else each xorb's
+     * terms are one adjacent run (one range a xorb). Needs {@code 2 * terms / xorbs} chunks a xorb.
+     */
+    static List<ClientUploads.Term> largeFile(List<ClientUploads.Xorb> xorbs, int terms, boolean scattered) {
+        List<ClientUploads.Term> out = new ArrayList<>(terms);
+        int chunks = xorbs.get(0).chunks();
+        for (int t = 0; t < terms; t++) {
+            int x = scattered ? t % xorbs.size() : t / (terms / xorbs.size() + 1);
+            int c = scattered ? (2 * (t / xorbs.size())) % chunks : (t % (terms / xorbs.size() + 1)) % chunks;
+            out.add(new ClientUploads.Term(xorbs.get(x), c, c + 1));
+        }
+        return out;
     }
 }

@@ -7,7 +7,8 @@ import java.io.ByteArrayOutputStream;
 
 /**
  * Serializes chunks into a xorb upload body the way the clients do (§3.2–§3.4): a chunk stays uncompressed unless a
- * compressed form is strictly smaller. Used by tests, benches and fixtures; the server never builds xorbs.
+ * compressed form is strictly smaller. Used through {@link org.openxet.protocol.ClientUploads} by the training run,
+ * tests, benches and fixtures; the server only stores the xorbs clients built.
  */
 public final class XorbBuilder {
     /** Which compression to try for each chunk. */

@@ -1,7 +1,5 @@
-package org.openxet.cli;
+package org.openxet.protocol;
 
-import org.openxet.protocol.MerkleHash;
-import org.openxet.protocol.XetHashes;
 import org.openxet.protocol.shard.FileEntry;
 import org.openxet.protocol.shard.FileTerm;
 import org.openxet.protocol.shard.Shard;
@@ -17,32 +15,42 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * What the AOT training run ({@link TrainAotCommand}) uploads, built as a client builds it: xorbs of real chunks (random
- * bytes stored as they are, and text that LZ4 compresses), and shards in the form hf_xet uploads (no footer) whose
- * files, verification hashes and xorb blocks are computed from those chunks, so registration accepts them.
+ * Uploads built as a stock client builds them: xorbs of real chunks (random bytes, stored as they are, or text that
+ * LZ4 compresses) and shards in the form hf_xet uploads (no footer) whose file entries, verification hashes and xorb
+ * blocks are computed from those chunks, so that registration accepts them. The AOT training run, the gates and the
+ * benches upload these.
  */
-final class TrainingData {
-    private TrainingData() {
+public final class ClientUploads {
+    private ClientUploads() {
     }
 
-    /** An upload body and what a shard needs to describe it: its chunks' raw hashes and sizes. */
-    record Xorb(MerkleHash hash, byte[] body, byte[] chunkHashes, long[] sizes) {
-        int chunks() {
+    /** A xorb's upload body and what a shard needs to describe it: its chunks' raw hashes, 32 bytes each, and sizes. */
+    public record Xorb(MerkleHash hash, byte[] body, byte[] chunkHashes, long[] sizes) {
+        public int chunks() {
             return sizes.length;
+        }
+
+        public long unpackedBytes(int from, int to) {
+            long n = 0;
+            for (int k = from; k < to; k++) n += sizes[k];
+            return n;
         }
     }
 
     /** Chunks {@code [from, to)} of {@code xorb}: one term of a file. */
-    record Term(Xorb xorb, int from, int to) {
+    public record Term(Xorb xorb, int from, int to) {
     }
 
-    /** {@code chunks} chunks of {@code min}–{@code max} bytes; {@code text} ones compress (stored LZ4), others do not. */
-    static Xorb xorb(SplittableRandom r, int chunks, int min, int max, boolean text) {
+    /**
+     * {@code chunks} chunks of {@code minBytes}–{@code maxBytes} bytes: {@code text} ones compress (stored LZ4), the
+     * others are random and stored uncompressed.
+     */
+    public static Xorb xorb(SplittableRandom r, int chunks, int minBytes, int maxBytes, boolean text) {
         XorbBuilder b = new XorbBuilder(text ? XorbBuilder.Compression.LZ4 : XorbBuilder.Compression.NONE);
         byte[] raw = new byte[32 * chunks];
         long[] sizes = new long[chunks];
         for (int k = 0; k < chunks; k++) {
-            byte[] chunk = new byte[min + r.nextInt(max - min + 1)];
+            byte[] chunk = new byte[minBytes + r.nextInt(maxBytes - minBytes + 1)];
             if (text) {
                 byte[] words = ("{\"layer\": " + r.nextInt(100) + ", \"weights\": \"model.safetensors\"}\n")
                         .getBytes(StandardCharsets.US_ASCII);
@@ -57,8 +65,8 @@ final class TrainingData {
         return new Xorb(XetHashes.merkleRoot(raw, sizes, chunks), b.build(), raw, sizes);
     }
 
-    /** A file entry of these terms in order, with verification hashes and the file hash of all their chunks. */
-    static FileEntry file(List<Term> ts) {
+    /** A file entry of these terms in order, with their verification hashes and the file hash of all their chunks. */
+    public static FileEntry file(List<Term> ts) {
         int n = ts.stream().mapToInt(t -> t.to() - t.from()).sum();
         byte[] hashes = new byte[32 * n];
         long[] sizes = new long[n];
@@ -69,10 +77,8 @@ final class TrainingData {
             int k = t.to() - t.from();
             System.arraycopy(t.xorb().chunkHashes(), 32 * t.from(), hashes, 32 * at, 32 * k);
             System.arraycopy(t.xorb().sizes(), t.from(), sizes, at, k);
-            long unpacked = 0;
-            for (int c = t.from(); c < t.to(); c++) unpacked += t.xorb().sizes()[c];
             at += k;
-            terms.add(new FileTerm(t.xorb().hash(), 0, (int) unpacked, t.from(), t.to()));
+            terms.add(new FileTerm(t.xorb().hash(), 0, (int) t.xorb().unpackedBytes(t.from(), t.to()), t.from(), t.to()));
             verifications.add(XetHashes.verificationHash(t.xorb().chunkHashes(), t.from(), t.to()));
         }
         return new FileEntry(XetHashes.fileHash(hashes, sizes, n), FileEntry.FLAG_WITH_VERIFICATION, terms,
@@ -80,7 +86,7 @@ final class TrainingData {
     }
 
     /** The xorb block a client lists for a xorb it uploaded (hf_xet sends num_bytes_on_disk 0). */
-    static XorbBlock block(Xorb x) {
+    public static XorbBlock block(Xorb x) {
         List<XorbChunkEntry> entries = new ArrayList<>(x.chunks());
         long offset = 0;
         for (int k = 0; k < x.chunks(); k++) {
@@ -92,25 +98,9 @@ final class TrainingData {
         return new XorbBlock(x.hash(), 0, (int) offset, 0, entries);
     }
 
-    /** A shard body (no footer) of these files, listing these xorbs. */
-    static byte[] shard(List<FileEntry> files, List<Xorb> listed) {
+    /** A shard body as hf_xet uploads it (no footer): these files, these xorbs listed. */
+    public static byte[] shard(List<FileEntry> files, List<Xorb> listed) {
         return ShardWriter.write(new Shard(ShardHeader.withoutFooter(), files,
-                listed.stream().map(TrainingData::block).toList(), null));
-    }
-
-    /**
-     * A file of {@code terms} single-chunk terms over {@code xorbs}: {@code scattered}, consecutive terms name
-     * different xorbs and a xorb's terms are every other chunk (every term its own fetch range); else each xorb's
-     * terms are one adjacent run (one range a xorb). Needs {@code 2 * terms / xorbs} chunks a xorb.
-     */
-    static List<Term> largeFile(List<Xorb> xorbs, int terms, boolean scattered) {
-        List<Term> out = new ArrayList<>(terms);
-        int chunks = xorbs.get(0).chunks();
-        for (int t = 0; t < terms; t++) {
-            int x = scattered ? t % xorbs.size() : t / (terms / xorbs.size() + 1);
-            int c = scattered ? (2 * (t / xorbs.size())) % chunks : (t % (terms / xorbs.size() + 1)) % chunks;
-            out.add(new Term(xorbs.get(x), c, c + 1));
-        }
-        return out;
+                listed.stream().map(ClientUploads::block).toList(), null));
     }
 }
