@@ -185,7 +185,14 @@ public final class WarmUp {
                     connections.remove(c);
                     c = null;
                 }
-                if (c == null || !c.isOpen()) {
+                if (c != null && !c.isOpen()) {
+                    // Closed by the server's answer (Connection: close): close our end too, or the server lingers on
+                    // it waiting for the client's FIN (Lingering) past the warm-up, and the socket leaks.
+                    c.close();
+                    connections.remove(c);
+                    c = null;
+                }
+                if (c == null) {
                     c = new LoopbackClient(port);
                     connections.add(c);
                     used = 0;
