@@ -44,6 +44,7 @@ class WarmUpTest {
 
             assertEquals(6, r.files(), "every file of the index was among those read");
             assertTrue(r.requests() > 20, r.describe());
+            assertTrue(r.freshTokens() > r.requests() / 4, "about half with a token not seen before: " + r.describe());
             assertEquals(0, r.failed(), r.describe());
             assertNull(r.firstFailure());
             assertTrue(tookMs >= 800 && tookMs < 800 + 1500, "bounded by its duration: " + tookMs + " ms");
