@@ -96,7 +96,8 @@ public final class WarmUp {
                 List<Index.FileInScope> sample = files;
                 long seed = t0 + c;
                 threads.add(Thread.ofVirtual().name("warmup-" + c).start(() -> {
-                    Client client = new Client(port, sample, tokens, anyToken, services, seed, connections, freshTokens);
+                    Client client = new Client(port, sample, tokens, anyToken, services, seed, connections,
+                            freshTokens);
                     while (System.nanoTime() < deadline) {
                         requests.incrementAndGet();
                         String failure = client.next();
@@ -130,8 +131,8 @@ public final class WarmUp {
             errorsLog.setFilter(errorsFilter);
         }
         Result r = new Result(requests.get(), ok.get(), failed.get(), (System.nanoTime() - t0) / 1_000_000,
-                (int) files.stream().map(Index.FileInScope::file).distinct().count(), freshTokens.get(), firstFailure.get(),
-                jitMillis() - jit0);
+                (int) files.stream().map(Index.FileInScope::file).distinct().count(), freshTokens.get(),
+                firstFailure.get(), jitMillis() - jit0);
         LOG.info(r.describe());
         return r;
     }
@@ -217,7 +218,8 @@ public final class WarmUp {
                 // Every other request with a token the server has not seen: a node meets each of its clients' tokens
                 // for the first time after a start (the rig's 1,000 scopes, in its first second), and the full check
                 // (JWT parsing, signature, claims) would otherwise be compiled under them: right after ready a new
-                // token cost about 190 µs more than a known one without this, about 20 with it (BENCHMARKS, Restart).
+                // token cost about 190 µs more than a known one without this, no more within noise with it
+                // (BENCHMARKS, Restart).
                 String token;
                 if ((kind & 1) == 0) {
                     token = services.tokens().mint(f.scope(), Access.READ, Duration.ofMinutes(1));

@@ -78,7 +78,8 @@ public final class ClientUploads {
             System.arraycopy(t.xorb().chunkHashes(), 32 * t.from(), hashes, 32 * at, 32 * k);
             System.arraycopy(t.xorb().sizes(), t.from(), sizes, at, k);
             at += k;
-            terms.add(new FileTerm(t.xorb().hash(), 0, (int) t.xorb().unpackedBytes(t.from(), t.to()), t.from(), t.to()));
+            int unpacked = (int) t.xorb().unpackedBytes(t.from(), t.to());
+            terms.add(new FileTerm(t.xorb().hash(), 0, unpacked, t.from(), t.to()));
             verifications.add(XetHashes.verificationHash(t.xorb().chunkHashes(), t.from(), t.to()));
         }
         return new FileEntry(XetHashes.fileHash(hashes, sizes, n), FileEntry.FLAG_WITH_VERIFICATION, terms,
