@@ -190,14 +190,9 @@ public final class WarmUp {
         String next() {
             String what = "connect";
             try {
-                if (c != null && ++used >= REQUESTS_PER_CONNECTION) {
-                    c.close();
-                    connections.remove(c);
-                    c = null;
-                }
-                if (c != null && !c.isOpen()) {
-                    // Closed by the server's answer (Connection: close): close our end too, or the server lingers on
-                    // it waiting for the client's FIN (Lingering) past the warm-up, and the socket leaks.
+                // A connection the server's answer closed (Connection: close) is closed on our side too, or the server
+                // lingers on it for the client's FIN (Lingering) past the warm-up, and the socket leaks.
+                if (c != null && (!c.isOpen() || ++used >= REQUESTS_PER_CONNECTION)) {
                     c.close();
                     connections.remove(c);
                     c = null;
