@@ -90,6 +90,11 @@ public final class Bodies {
             if (declared >= 0 && n < declared) {
                 throw HttpError.badRequest("truncated body: " + n + " of " + declared + " bytes");
             }
+            if (declared > 0) {
+                // The end of the entity, read: Helidon marks a body consumed only when its stream has returned -1, and
+                // a refusal after a whole body (a hash mismatch) otherwise ended the connection as if bytes were left.
+                in.read();
+            }
             lease.complete();
             return new Body(buf, n, lease);
         } catch (HttpError e) {

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openxet.service.Access;
 import org.openxet.testing.TestServer;
+import org.openxet.testing.Vectors;
 
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -14,6 +15,7 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -90,6 +92,30 @@ class UnreadBodyTest {
             assertTrue(got.startsWith("HTTP/1.1 401 "), got);
             assertEquals(1, answers(got), got);
             assertTrue(millis < Lingering.MAX_MILLIS + 3000, "ended after " + millis + " ms");
+        }
+    }
+
+    @Test
+    void aRefusalAfterTheWholeBodyWasReadKeepsTheConnection() throws Exception {
+        // A xorb whose bytes do not hash to the name it is sent under: refused only once all of it has been read.
+        byte[] body = Vectors.bytes(Vectors.capture("single-r1m").get("xorbs").get(0).get("file").asText());
+        String otherHash = Vectors.capture("single-r8192").get("xorbs").get(0).get("xorb_hash").asText();
+        try (Socket s = new Socket("127.0.0.1", server.port())) {
+            s.setSoTimeout(15_000);
+            OutputStream out = s.getOutputStream();
+            out.write(("POST /v1/xorbs/default/" + otherHash + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                    + server.writeToken() + "\r\nContent-Length: " + body.length + "\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.write(body);
+            out.write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = s.getInputStream();
+            String refused = UploadRejectionTest.readResponse(in);
+            assertTrue(refused.startsWith("HTTP/1.1 400 "), refused);
+            assertTrue(refused.contains("{\"error\":\"hash_mismatch\""), refused);
+            assertFalse(refused.toLowerCase(java.util.Locale.ROOT).contains("connection: close"), refused);
+            String next = UploadRejectionTest.readResponse(in);
+            assertTrue(next.startsWith("HTTP/1.1 200 "), "the next request on the same connection: " + next);
         }
     }
 
