@@ -1,5 +1,7 @@
 package org.openxet.gates;
 
+import org.openxet.http.RawHttp;
+
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

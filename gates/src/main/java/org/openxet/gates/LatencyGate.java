@@ -4,6 +4,7 @@ import io.helidon.webserver.WebServer;
 import org.openxet.gates.ReconstructionFixtures.Shape;
 import org.openxet.gates.ReconstructionFixtures.Xorbs;
 import org.openxet.http.OpenxetServer;
+import org.openxet.http.RawHttp;
 import org.openxet.protocol.MerkleHash;
 import org.openxet.service.Access;
 import org.openxet.service.ServerConfig;

@@ -4,6 +4,7 @@ import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 import org.openxet.gates.ReconstructionFixtures.Shape;
 import org.openxet.gates.ReconstructionFixtures.Xorbs;
+import org.openxet.http.RawHttp;
 import org.openxet.protocol.MerkleHash;
 import org.openxet.service.Access;
 import org.openxet.service.Secrets;

@@ -1,5 +1,7 @@
 package org.openxet.gates;
 
+import org.openxet.http.RawHttp;
+
 import io.helidon.webserver.WebServer;
 
 import java.io.IOException;

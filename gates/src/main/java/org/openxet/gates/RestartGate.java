@@ -1,6 +1,7 @@
 package org.openxet.gates;
 
 import org.HdrHistogram.Histogram;
+import org.openxet.http.RawHttp;
 import org.openxet.service.Access;
 import org.openxet.service.Secrets;
 import org.openxet.service.Tokens;

@@ -7,6 +7,7 @@ import org.apache.commons.rng.sampling.distribution.DiscreteSampler;
 import org.apache.commons.rng.sampling.distribution.RejectionInversionZipfSampler;
 import org.apache.commons.rng.simple.RandomSource;
 import org.openxet.gates.RigFixture.FileClass;
+import org.openxet.http.RawHttp;
 import org.openxet.protocol.ClientUploads.Term;
 import org.openxet.protocol.ClientUploads.Xorb;
 import org.openxet.protocol.MerkleHash;

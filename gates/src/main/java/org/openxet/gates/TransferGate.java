@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.helidon.webserver.WebServer;
 import org.openxet.http.OpenxetServer;
+import org.openxet.http.RawHttp;
 import org.openxet.protocol.ClientUploads;
 import org.openxet.protocol.ClientUploads.Term;
 import org.openxet.protocol.ClientUploads.Xorb;

@@ -2,6 +2,7 @@ package org.openxet.gates;
 
 import io.helidon.http.HeaderNames;
 import io.helidon.webserver.WebServer;
+import org.openxet.http.RawHttp;
 import org.openxet.http.ResponseChannel;
 
 import java.io.OutputStream;

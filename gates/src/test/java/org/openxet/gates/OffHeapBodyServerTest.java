@@ -1,6 +1,7 @@
 package org.openxet.gates;
 
 import org.junit.jupiter.api.Test;
+import org.openxet.http.RawHttp;
 
 import java.io.ByteArrayOutputStream;
 import java.util.LinkedHashMap;

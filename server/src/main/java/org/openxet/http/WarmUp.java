@@ -42,6 +42,10 @@ public final class WarmUp {
      * is code a few kept-alive connections would leave cold.
      */
     static final int REQUESTS_PER_CONNECTION = 8;
+    /** The warm-up's requests go to the listener over loopback. */
+    private static final String LOOPBACK = "127.0.0.1";
+    /** A request that has not answered within this long ends the warm-up's use of the connection. */
+    private static final int READ_TIMEOUT_MS = 5_000;
     /** The access log's logger: Helidon's AccessLogFeature logs each line to its logger's child for the socket. */
     private static final String ACCESS_LOG = "io.helidon.webserver.AccessLog.@default";
 
@@ -90,7 +94,7 @@ public final class WarmUp {
         AtomicLong freshTokens = new AtomicLong();
         java.util.concurrent.atomic.AtomicReference<String> firstFailure = new java.util.concurrent.atomic.AtomicReference<>();
         List<Thread> threads = new ArrayList<>();
-        List<LoopbackClient> connections = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<RawHttp> connections = java.util.Collections.synchronizedList(new ArrayList<>());
         try {
             for (int c = 0; c < clients; c++) {
                 List<Index.FileInScope> sample = files;
@@ -117,7 +121,7 @@ public final class WarmUp {
                 if (left <= 0 || !t.join(Duration.ofNanos(Math.max(1, left)))) {
                     // A request still out 200 ms after the deadline: its socket is closed, the warm-up never holds ready back.
                     synchronized (connections) {
-                        connections.forEach(LoopbackClient::close);
+                        connections.forEach(RawHttp::close);
                     }
                     break;
                 }
@@ -168,14 +172,14 @@ public final class WarmUp {
         private final String anyToken;
         private final Services services;
         private final SplittableRandom random;
-        private final List<LoopbackClient> connections;
+        private final List<RawHttp> connections;
         private final AtomicLong freshTokens;
         private final ByteArrayOutputStream body = new ByteArrayOutputStream();
-        private LoopbackClient c;
+        private RawHttp c;
         private int used;
 
         Client(int port, List<Index.FileInScope> files, Map<String, String> tokens, String anyToken, Services services,
-               long seed, List<LoopbackClient> connections, AtomicLong freshTokens) {
+               long seed, List<RawHttp> connections, AtomicLong freshTokens) {
             this.port = port;
             this.files = files;
             this.tokens = tokens;
@@ -198,7 +202,7 @@ public final class WarmUp {
                     c = null;
                 }
                 if (c == null) {
-                    c = new LoopbackClient(port);
+                    c = new RawHttp(LOOPBACK, port, READ_TIMEOUT_MS);
                     connections.add(c);
                     used = 0;
                 }
@@ -207,7 +211,7 @@ public final class WarmUp {
                     // An unknown file: the refusal path (and the only one an empty index has).
                     what = "GET /v2/reconstructions/(unknown)";
                     String path = "/v2/reconstructions/" + MerkleHash.ofWords(random.nextLong(), 0, 0, 1).hex();
-                    return expect(c.exchange("GET", path, anyToken, null, null, null) == 404, what);
+                    return expect(ask("GET", path, anyToken, null, null) == 404, what);
                 }
                 Index.FileInScope f = files.get(random.nextInt(files.size()));
                 // Every other request with a token the server has not seen: a node meets each of its clients' tokens
@@ -227,20 +231,20 @@ public final class WarmUp {
                 switch (kind) {
                     case 0, 1 -> {
                         what = "GET /v2/reconstructions/{id} ranged";
-                        status = c.exchange("GET", "/v2/reconstructions/" + id, token, "Range",
+                        status = ask("GET", "/v2/reconstructions/" + id, token,
                                 "bytes=" + random.nextInt(4096) + "-" + (4096 + random.nextInt(1 << 20)), null);
                     }
                     case 2, 3 -> {
                         what = "GET /v1/reconstructions/{id}";
-                        status = c.exchange("GET", "/v1/reconstructions/" + id, token, null, null, null);
+                        status = ask("GET", "/v1/reconstructions/" + id, token, null, null);
                     }
                     case 4 -> {
                         what = "HEAD /v1/files/{id}";
-                        status = c.exchange("HEAD", "/v1/files/" + id, token, null, null, null);
+                        status = ask("HEAD", "/v1/files/" + id, token, null, null);
                     }
                     case 5 -> {
                         what = "GET /v1/reconstructions?file_id=...";
-                        status = c.exchange("GET", "/v1/reconstructions?file_id=" + id, token, null, null, null);
+                        status = ask("GET", "/v1/reconstructions?file_id=" + id, token, null, null);
                     }
                     case 6 -> {
                         what = "a signed-URL fetch";
@@ -248,7 +252,7 @@ public final class WarmUp {
                     }
                     default -> {
                         what = "GET /v2/reconstructions/{id}";
-                        status = c.exchange("GET", "/v2/reconstructions/" + id, token, null, null, null);
+                        status = ask("GET", "/v2/reconstructions/" + id, token, null, null);
                     }
                 }
                 // 404: a file not visible; 416: a range past a small file's end; 400 from a batch: a file too large to
@@ -263,6 +267,12 @@ public final class WarmUp {
             }
         }
 
+        /** {@code method path}, a bearer token and a range when non-null: the status, the body into {@code keep}. */
+        private int ask(String method, String path, String token, String range, ByteArrayOutputStream keep)
+                throws IOException {
+            return c.exchange(RawHttp.request(method, LOOPBACK, port, path, token, range, -1), keep).status();
+        }
+
         private static String expect(boolean good, String what) {
             return good ? null : what;
         }
@@ -270,7 +280,7 @@ public final class WarmUp {
         /** A v2 answer, then its first signed URL when the bucket holds that xorb (an index without objects: none). */
         private int fetch(String id, String token) throws IOException {
             body.reset();
-            int status = c.exchange("GET", "/v2/reconstructions/" + id, token, null, null, body);
+            int status = ask("GET", "/v2/reconstructions/" + id, token, null, body);
             if (status != 200) return status;
             String answer = body.toString(StandardCharsets.UTF_8);
             int xorbs = answer.indexOf("\"xorbs\":{\"");
@@ -280,7 +290,7 @@ public final class WarmUp {
             String full = answer.substring(url + 7, answer.indexOf('"', url + 7));
             int path = full.indexOf(SignedUrls.PATH);
             if (path < 0 || services.bucket().size(XorbIngest.key(MerkleHash.of(xorb))).isEmpty()) return status;
-            return c.exchange("GET", full.substring(path), null, null, null, null);
+            return ask("GET", full.substring(path), null, null, null);
         }
 
         void close() {

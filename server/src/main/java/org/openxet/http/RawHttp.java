@@ -1,4 +1,4 @@
-package org.openxet.gates;
+package org.openxet.http;
 
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
@@ -10,13 +10,15 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A minimal HTTP/1.1 client over one keep-alive socket: writes a pre-built GET, reads the status and headers, then
- * the body to its last byte (Content-Length or chunked), discarding it unless asked to keep it.
+ * A minimal HTTP/1.1 client over one keep-alive socket: writes a pre-built request head (and body), reads the status
+ * and headers, then the body to its last byte (Content-Length or chunked), discarding it unless asked to keep it. The
+ * server's own warm-up ({@link WarmUp}) and every gate that times the server use it.
  *
  * <p>Why not {@code java.net.http}: its responses cross a selector thread and arrive as lists of copied
- * {@code ByteBuffer}s, which adds a thread hand-off and a copy per buffer to every timing. Here the calling thread
- * reads the socket itself into one reused 256 KiB buffer, so the time to the last byte is the server's time plus the
- * loopback transfer and one {@code read} per buffer. Not a general client: no redirects, no TLS, no pipelining.
+ * {@code ByteBuffer}s, which adds a thread hand-off and a copy per buffer to every timing, and spends the CPU the
+ * warm-up is there to give the server's own code. Here the calling thread reads the socket itself into one reused
+ * 256 KiB buffer, so the time to the last byte is the server's time plus the loopback transfer and one {@code read}
+ * per buffer. Not a general client: no redirects, no TLS, no pipelining.
  */
 public final class RawHttp implements AutoCloseable {
     private final Socket socket;
@@ -38,27 +40,37 @@ public final class RawHttp implements AutoCloseable {
         }
     }
 
+    /** A connection whose connect and each read may take up to 60 s (a gate's largest answers under load). */
     public RawHttp(String host, int port) throws IOException {
+        this(host, port, 60_000);
+    }
+
+    /** A connection that gives up on a connect, or a read that receives nothing, after {@code timeoutMillis}. */
+    public RawHttp(String host, int port, int timeoutMillis) throws IOException {
         socket = new Socket();
         socket.setTcpNoDelay(true);
         socket.setReceiveBufferSize(1 << 20);
-        socket.connect(new InetSocketAddress(host, port), 10_000);
-        socket.setSoTimeout(60_000);
+        socket.connect(new InetSocketAddress(host, port), timeoutMillis);
+        socket.setSoTimeout(timeoutMillis);
         in = socket.getInputStream();
         out = socket.getOutputStream();
     }
 
     /** The bytes of {@code GET path} with a bearer token (none when null) and an optional {@code Range} header. */
     public static byte[] get(String host, int port, String path, String token, String range) {
-        return head("GET", host, port, path, token, range, -1);
+        return request("GET", host, port, path, token, range, -1);
     }
 
     /** The head of {@code POST path} with a bearer token and a Content-Length; the body follows it on the socket. */
     public static byte[] post(String host, int port, String path, String token, long contentLength) {
-        return head("POST", host, port, path, token, null, contentLength);
+        return request("POST", host, port, path, token, null, contentLength);
     }
 
-    private static byte[] head(String method, String host, int port, String path, String token, String range,
+    /**
+     * The head of {@code method path}: a bearer token and a {@code Range} when non-null, a Content-Length when not
+     * negative.
+     */
+    public static byte[] request(String method, String host, int port, String path, String token, String range,
                                long contentLength) {
         StringBuilder s = new StringBuilder(512).append(method).append(' ').append(path).append(" HTTP/1.1\r\nHost: ")
                 .append(host).append(':').append(port).append("\r\n");
@@ -106,7 +118,9 @@ public final class RawHttp implements AutoCloseable {
             }
         }
         long body = 0;
-        if (chunked) {
+        if (code == 204 || code == 304 || startsWith(head, "HEAD ")) {
+            // No body follows, whatever the headers say of it.
+        } else if (chunked) {
             while (true) {
                 String size = line();
                 int semi = size.indexOf(';');
@@ -128,6 +142,14 @@ public final class RawHttp implements AutoCloseable {
             throw new IOException("answer has neither Content-Length nor chunked encoding");
         }
         return new Response(code, body, sent, first, System.nanoTime());
+    }
+
+    private static boolean startsWith(byte[] bytes, String ascii) {
+        if (bytes.length < ascii.length()) return false;
+        for (int i = 0; i < ascii.length(); i++) {
+            if (bytes[i] != ascii.charAt(i)) return false;
+        }
+        return true;
     }
 
     private void fill() throws IOException {
