@@ -2,19 +2,14 @@ package org.openxet.gates;
 
 import org.HdrHistogram.Histogram;
 import org.openxet.http.RawHttp;
-import org.openxet.service.Access;
-import org.openxet.service.Secrets;
-import org.openxet.service.Tokens;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -82,9 +77,7 @@ final class RestartGate {
     }
 
     static int run(Args args) throws Exception {
-        long files = Long.parseLong(args.string("files", "100000"));
-        long seed = Long.parseLong(args.string("seed", "1"));
-        int cold = args.integer("cold", 50);
+        RigSetup setup = RigSetup.of(args, "openxet-restart");
         int seconds = args.integer("seconds", 30);
         int repeats = args.integer("repeats", 1);
         List<Integer> rates = new ArrayList<>();
@@ -94,46 +87,34 @@ final class RestartGate {
         for (String v : args.string("variants", String.join(",", VARIANTS)).split(",")) {
             variants.add(Variant.of(v.trim(), aotCache, args.string("warmup-duration", "")));
         }
-        RigLoad.Workload workload = RigLoad.Workload.of(args);
-        String indexUrl = args.string("index-url", "");
-        String backend = indexUrl.isEmpty() ? "sqlite" : "postgres";
-        String keep = args.string("keep", "");
-        Path data = keep.isEmpty() ? Files.createTempDirectory("openxet-restart").resolve("data") : Path.of(keep);
         System.out.printf(Locale.ROOT, "restart: %,d files on %s in %s; variants %s; rates %s; the first %d s after ready,"
-                        + " %d repeat(s); AOT cache %s%n", files, backend, data,
+                        + " %d repeat(s); AOT cache %s%n", setup.files(), setup.backend(), setup.data,
                 variants.stream().map(Variant::name).toList(), rates, seconds, repeats,
                 aotCache.isEmpty() ? "none" : aotCache);
         System.out.printf(Locale.ROOT, "target: in every 1-second window after ready, reads' p99 < %.0f ms and no errors;"
                 + " start to ready < %.0f s with the AOT cache%n", P99_LIMIT_MS, READY_LIMIT_MS / 1000);
 
-        RigFixture fixture = new RigFixture(files, seed, cold);
-        RigBuild.Built built = RigBuild.existingOrBuild(fixture, data, indexUrl.isEmpty() ? null : indexUrl, !keep.isEmpty());
-        Tokens tokens = new Tokens(Secrets.loadOrCreate(data).tokenKey());
-        Map<String, String> readTokens = new ConcurrentHashMap<>();
-        String writeToken = tokens.mint("rig/writes", Access.WRITE, Duration.ofHours(12));
+        RigBuild.Built built = setup.build();
         List<Run> runs = new ArrayList<>();
-        java.util.function.Function<String, String> readToken = scope -> readTokens.computeIfAbsent(scope,
-                s -> tokens.mint(s, Access.READ, Duration.ofHours(12)));
         try {
             int clientWarmup = args.integer("client-warmup-seconds", 10);
             if (clientWarmup > 0) {
                 // The load generator's own JIT, warm before the first measured run as a balancer's is: otherwise the
                 // first run's first seconds measure the client too. Its server is thrown away.
-                Run w = once(args, data, indexUrl, variants.getLast(), rates.getFirst(), clientWarmup, fixture,
-                        workload, writeToken, readToken);
+                Run w = once(args, setup, variants.getLast(), rates.getFirst(), clientWarmup);
                 System.out.println("load generator warmed (not counted): " + runLine(w, 0));
             }
             for (int k = 1; k <= repeats; k++) {
                 for (Variant v : variants) {
                     for (int rate : rates) {
-                        Run r = once(args, data, indexUrl, v, rate, seconds, fixture, workload, writeToken, readToken);
+                        Run r = once(args, setup, v, rate, seconds);
                         runs.add(r);
                         System.out.println(runLine(r, k));
                     }
                 }
             }
         } finally {
-            if (keep.isEmpty()) Files2.deleteTree(data.getParent());
+            setup.removeIfTemporary();
         }
 
         Map<String, Object> byVariant = new LinkedHashMap<>();
@@ -170,20 +151,20 @@ final class RestartGate {
         }
         String plot = args.string("plot", "");
         if (!plot.isEmpty()) {
-            for (Path p : RestartPlot.write(Path.of(plot), lines, files, backend)) System.out.println("wrote " + p);
+            for (Path p : RestartPlot.write(Path.of(plot), lines, setup.files(), setup.backend())) System.out.println("wrote " + p);
         }
 
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("gate", "restart");
-        out.put("files", files);
-        out.put("backend", backend);
+        out.put("files", setup.files());
+        out.put("backend", setup.backend());
         out.put("seconds", seconds);
         out.put("repeats", repeats);
         out.put("target", "every 1 s window after ready: reads p99 < 50 ms, no errors; start to ready < 3 s with the"
                 + " AOT cache");
         out.put("target_met", metAll);
         out.put("variants", byVariant);
-        out.put("workload", workload.json());
+        out.put("workload", setup.workload.json());
         out.put("index_bytes", built.indexBytes());
         Machine.describe(out);
         String line = Json.of(out);
@@ -194,19 +175,17 @@ final class RestartGate {
     }
 
     /** One fresh server: started, polled until ready, loaded from its first moment, stopped. */
-    private static Run once(Args args, Path data, String indexUrl, Variant v, int rate, int seconds, RigFixture fixture,
-                            RigLoad.Workload workload, String writeToken,
-                            java.util.function.Function<String, String> readToken) throws Exception {
+    private static Run once(Args args, RigSetup setup, Variant v, int rate, int seconds) throws Exception {
         Thread.sleep(2000); // the previous server's exit and the page cache settle
-        Path log = data.resolveSibling("restart-server.log");
+        Path log = setup.data.resolveSibling("restart-server.log");
         long t0 = System.nanoTime();
-        Process server = ServerProcess.start(args, data, log, indexUrl.isEmpty() ? null : indexUrl, v.jvm(), v.env());
+        Process server = ServerProcess.start(args, setup.data, log, setup.indexUrlOrNull(), v.jvm(), v.env());
         try {
             int port = ServerProcess.awaitPort(server, log);
             double listening = (System.nanoTime() - t0) / 1e6;
             awaitReady(port, server);
             double ready = (System.nanoTime() - t0) / 1e6;
-            RigLoad load = new RigLoad(fixture, port, readToken, writeToken, workload, args.integer("max-in-flight", 1024));
+            RigLoad load = setup.load(port, args);
             RigLoad.Windows w = load.runWindows(rate, seconds);
             double[] p50 = new double[seconds];
             double[] p99 = new double[seconds];

@@ -2,9 +2,6 @@ package org.openxet.gates;
 
 import org.HdrHistogram.Histogram;
 import org.openxet.gates.ReconstructionFixtures.Shape;
-import org.openxet.service.Access;
-import org.openxet.service.Secrets;
-import org.openxet.service.Tokens;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -12,14 +9,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -43,35 +38,28 @@ final class RigGate {
     }
 
     static int run(Args args) throws Exception {
-        long files = Long.parseLong(args.string("files", "100000"));
-        long seed = Long.parseLong(args.string("seed", "1"));
-        int cold = args.integer("cold", 50);
+        RigSetup setup = RigSetup.of(args, "openxet-rig");
+        RigFixture fixture = setup.fixture;
+        RigLoad.Workload workload = setup.workload;
+        int cold = fixture.coldPerShape;
         int seconds = args.integer("seconds", 20);
         int warmupSeconds = args.integer("warmup-seconds", 10);
         List<Integer> rates = new ArrayList<>();
         for (String s : args.string("rates", "250,500,1000,2000,3000,4000").split(",")) rates.add(Integer.parseInt(s.trim()));
-        RigLoad.Workload workload = RigLoad.Workload.of(args);
-        String indexUrl = args.string("index-url", "");
-        String backend = indexUrl.isEmpty() ? "sqlite" : "postgres";
-        String keep = args.string("keep", "");
-        Path data = keep.isEmpty() ? Files.createTempDirectory("openxet-rig").resolve("data") : Path.of(keep);
         System.out.printf(Locale.ROOT, "rig: %,d files on %s in %s; rates %s, %d s each; zipf %.2f, ranges %.0f%%, writes"
-                        + " %.0f%%, v1 %.0f%%, large files %.2f%%; cold set %d per shape%n", files, backend, data, rates,
-                seconds, workload.zipfExponent(), 100 * workload.rangeShare(), 100 * workload.writeShare(),
-                100 * workload.v1Share(), 100 * workload.largeShare(), cold);
+                        + " %.0f%%, v1 %.0f%%, large files %.2f%%; cold set %d per shape%n", setup.files(),
+                setup.backend(), setup.data, rates, seconds, workload.zipfExponent(), 100 * workload.rangeShare(),
+                100 * workload.writeShare(), 100 * workload.v1Share(), 100 * workload.largeShare(), cold);
 
-        RigFixture fixture = new RigFixture(files, seed, cold);
-        RigBuild.Built built = RigBuild.existingOrBuild(fixture, data, indexUrl.isEmpty() ? null : indexUrl, !keep.isEmpty());
+        RigBuild.Built built = setup.build();
 
         if (args.flag("build-only")) {
             System.out.println(built.json());
             return 0;
         }
-        Tokens tokens = new Tokens(Secrets.loadOrCreate(data).tokenKey());
-        Map<String, String> readTokens = new ConcurrentHashMap<>();
-        String writeToken = tokens.mint("rig/writes", Access.WRITE, Duration.ofHours(12));
+        Path data = setup.data;
         Path log = data.resolveSibling("rig-server.log");
-        Process server = ServerProcess.start(args, data, log, indexUrl.isEmpty() ? null : indexUrl);
+        Process server = ServerProcess.start(args, data, log, setup.indexUrlOrNull());
         Map<String, Object> json = new LinkedHashMap<>();
         Map<String, Object> perRate = new LinkedHashMap<>();
         Map<String, Object> histogram = new LinkedHashMap<>();
@@ -79,9 +67,7 @@ final class RigGate {
         try {
             int port = ServerProcess.awaitPort(server, log);
             System.out.println("openxet serve (pid " + server.pid() + ") on 127.0.0.1:" + port + ", log " + log);
-            RigLoad load = new RigLoad(fixture, port,
-                    scope -> readTokens.computeIfAbsent(scope, s -> tokens.mint(s, Access.READ, Duration.ofHours(12))),
-                    writeToken, workload, args.integer("max-in-flight", 1024));
+            RigLoad load = setup.load(port, args);
 
             if (warmupSeconds > 0) {
                 RigLoad.Step w = load.run(rates.get(0), warmupSeconds);
@@ -128,12 +114,12 @@ final class RigGate {
         } finally {
             server.destroy();
             if (!server.waitFor(30, TimeUnit.SECONDS)) server.destroyForcibly().waitFor();
-            if (keep.isEmpty()) Files2.deleteTree(data.getParent());
+            setup.removeIfTemporary();
         }
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("files", files);
+        out.put("files", setup.files());
         out.put("xorbs", fixture.xorbs());
-        out.put("backend", backend);
+        out.put("backend", setup.backend());
         out.put("rates", perRate);
         out.put("saturation_rps", saturation);
         out.putAll(json);
