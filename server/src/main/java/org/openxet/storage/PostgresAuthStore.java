@@ -8,6 +8,10 @@ import java.util.List;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
+import static org.openxet.storage.Statements.dml;
+import static org.openxet.storage.Statements.get;
+import static org.openxet.storage.Statements.query;
+
 /** The users and signing keys of nodes sharing a PostgreSQL index, in its {@code users} and {@code signing_keys}. */
 final class PostgresAuthStore implements AuthStore {
     private final DbClient db;
@@ -26,7 +30,7 @@ final class PostgresAuthStore implements AuthStore {
     @Override
     public List<StoredUser> users() throws IndexException {
         return run("read users", () -> {
-            try (Stream<DbRow> rows = db.execute().query(
+            try (Stream<DbRow> rows = query(db.execute(),
                     "SELECT name, token_sha256, repos, access, generation, revoked FROM users ORDER BY name")) {
                 return rows.map(r -> new StoredUser(r.column("name").getString(), r.column("token_sha256").getString(),
                         List.of(r.column("repos").getString().split("\n")), r.column("access").getString(),
@@ -46,7 +50,7 @@ final class PostgresAuthStore implements AuthStore {
                 + "access = excluded.access, generation = excluded.generation, revoked = excluded.revoked, "
                 + "updated_at = excluded.updated_at"
                 : "ON CONFLICT DO NOTHING");
-        return run("store a user", () -> db.execute().dml(sql, user.name(), user.tokenSha256(),
+        return run("store a user", () -> dml(db.execute(), sql, user.name(), user.tokenSha256(),
                 String.join("\n", user.repos()), user.access(), user.generation(), user.revoked(),
                 System.currentTimeMillis() / 1000) == 1);
     }
@@ -54,7 +58,7 @@ final class PostgresAuthStore implements AuthStore {
     @Override
     public List<StoredKey> keys() throws IndexException {
         return run("read signing keys", () -> {
-            try (Stream<DbRow> rows = db.execute().query(
+            try (Stream<DbRow> rows = query(db.execute(),
                     "SELECT kid, use, algorithm, secret, created_at, retired_at FROM signing_keys ORDER BY created_at, kid")) {
                 return rows.map(r -> new StoredKey(r.column("kid").getString(), r.column("use").getString(),
                         r.column("algorithm").getString(), r.column("secret").getString(), PostgresIndex.number(r, "created_at"),
@@ -67,7 +71,8 @@ final class PostgresAuthStore implements AuthStore {
     public boolean putKey(StoredKey key, boolean replace) throws IndexException {
         String sql = "INSERT INTO signing_keys (kid, use, algorithm, secret, created_at, retired_at) VALUES (?, ?, ?, ?, ?, ?) "
                 + (replace ? "ON CONFLICT (kid) DO UPDATE SET retired_at = excluded.retired_at" : "ON CONFLICT DO NOTHING");
-        return run("store a signing key", () -> db.execute().dml(sql, key.kid(), key.use(), key.algorithm(), key.secret(),
+        return run("store a signing key", () -> dml(db.execute(),
+                sql, key.kid(), key.use(), key.algorithm(), key.secret(),
                 key.createdAt(), key.retiredAt()) == 1);
     }
 

@@ -28,6 +28,10 @@ import java.util.Set;
 import java.util.stream.Stream;
 import java.util.function.Consumer;
 
+import static org.openxet.storage.Statements.dml;
+import static org.openxet.storage.Statements.get;
+import static org.openxet.storage.Statements.query;
+
 /**
  * The index in PostgreSQL, for several nodes sharing one database: the logical schema and the semantics of
  * {@link SqliteIndex}, through Helidon DB Client over a HikariCP pool. Any number of nodes may read and write at once:
@@ -398,13 +402,14 @@ public final class PostgresIndex implements Index, SharedIndex {
 
     @Override
     public boolean hasXorb(MerkleHash hash) throws IndexException {
-        return read(() -> db.execute().get("SELECT 1 FROM xorbs WHERE hash = ? AND quarantined_at IS NULL", hash.toBytes())
+        return read(() -> get(db.execute(),
+                "SELECT 1 FROM xorbs WHERE hash = ? AND quarantined_at IS NULL", hash.toBytes())
                 .isPresent());
     }
 
     @Override
     public boolean xorbListedIn(MerkleHash hash, String scope) throws IndexException {
-        return read(() -> db.execute().get(XORB_LISTED_IN, scope, hash.toBytes()).isPresent());
+        return read(() -> get(db.execute(), XORB_LISTED_IN, scope, hash.toBytes()).isPresent());
     }
 
     @Override
@@ -418,7 +423,7 @@ public final class PostgresIndex implements Index, SharedIndex {
         if (wanted.isEmpty()) return new HashMap<>();
         return read(() -> {
             Map<MerkleHash, XorbLayout> out = new HashMap<>();
-            try (Stream<DbRow> rows = db.execute().query(XORB_LAYOUTS, (Object) raw(wanted))) {
+            try (Stream<DbRow> rows = query(db.execute(), XORB_LAYOUTS, (Object) raw(wanted))) {
                 rows.forEach(r -> {
                     XorbLayout l = layout(r);
                     out.put(l.hash(), l);
@@ -440,7 +445,7 @@ public final class PostgresIndex implements Index, SharedIndex {
         // One statement in autocommit: of two nodes inserting the same hash, the second waits for the first to commit
         // and then inserts nothing (READ COMMITTED re-checks the unique key), so exactly one sees a row inserted.
         try {
-            return db.execute().dml(INSERT_XORB, hash.toBytes(), chunks.count(), chunks.unpackedBytes(), storedBytes,
+            return dml(db.execute(), INSERT_XORB, hash.toBytes(), chunks.count(), chunks.unpackedBytes(), storedBytes,
                     chunks.hashes(), Packing.ints(chunks.byteEnds(), chunks.unpackedEnds()), now()) == 1;
         } catch (DbClientException e) {
             throw new IndexException("index write failed (" + where + "): " + rootMessage(e), e);
@@ -456,10 +461,10 @@ public final class PostgresIndex implements Index, SharedIndex {
         // The online collector's fence (OnlineCollection): an old xorb this registration makes used gets a new time,
         // so a collector that scanned before this commit finds it young once it holds the row. Rows in id order, as
         // the collector takes them.
-        tx.dml("UPDATE xorbs SET created_at = ? WHERE id IN (SELECT id FROM xorbs WHERE hash = ANY(?) AND created_at < ?"
-                + " ORDER BY id FOR UPDATE)", now, (Object) raw(named), now - RENEW_AFTER_SECONDS);
+        dml(tx, "UPDATE xorbs SET created_at = ? WHERE id IN (SELECT id FROM xorbs WHERE hash = ANY(?)"
+                + " AND created_at < ? ORDER BY id FOR UPDATE)", now, (Object) raw(named), now - RENEW_AFTER_SECONDS);
         long present;
-        try (Stream<DbRow> rows = tx.query("SELECT id FROM xorbs WHERE hash = ANY(?) AND quarantined_at IS NULL"
+        try (Stream<DbRow> rows = query(tx, "SELECT id FROM xorbs WHERE hash = ANY(?) AND quarantined_at IS NULL"
                 + " ORDER BY id FOR SHARE", (Object) raw(named))) {
             present = rows.count();
         }
@@ -471,7 +476,7 @@ public final class PostgresIndex implements Index, SharedIndex {
     @Override
     public void renewXorb(MerkleHash hash, long nowSeconds) throws IndexException {
         try {
-            db.execute().dml("UPDATE xorbs SET created_at = ? WHERE hash = ? AND created_at < ?", nowSeconds,
+            dml(db.execute(), "UPDATE xorbs SET created_at = ? WHERE hash = ? AND created_at < ?", nowSeconds,
                     hash.toBytes(), nowSeconds - RENEW_AFTER_SECONDS);
         } catch (DbClientException e) {
             throw new IndexException("index write failed (" + where + "): " + rootMessage(e), e);
@@ -480,7 +485,7 @@ public final class PostgresIndex implements Index, SharedIndex {
 
     @Override
     public boolean hasShard(MerkleHash shardHash) throws IndexException {
-        return read(() -> db.execute().get("SELECT 1 FROM shards WHERE hash = ?", shardHash.toBytes()).isPresent());
+        return read(() -> get(db.execute(), "SELECT 1 FROM shards WHERE hash = ?", shardHash.toBytes()).isPresent());
     }
 
     @Override
@@ -490,19 +495,19 @@ public final class PostgresIndex implements Index, SharedIndex {
             byte[] shardHash = commit.shardHash().toBytes();
             // A concurrent registration of the same shard makes this insert wait for its outcome: committed, the
             // insert does nothing and the next statement (a new snapshot) sees the winner's row.
-            Optional<DbRow> created = tx.get(INSERT_SHARD, shardHash, commit.storedBytes(), t);
+            Optional<DbRow> created = get(tx, INSERT_SHARD, shardHash, commit.storedBytes(), t);
             long shardId = created.isPresent()
                     ? number(created.get(), "id")
-                    : number(tx.get("SELECT id FROM shards WHERE hash = ?", shardHash).orElseThrow(
+                    : number(get(tx, "SELECT id FROM shards WHERE hash = ?", shardHash).orElseThrow(
                             () -> new DbClientException("shard " + commit.shardHash() + " vanished inside its transaction")), "id");
-            tx.dml(INSERT_SHARD_SCOPE, shardId, commit.scope());
+            dml(tx, INSERT_SHARD_SCOPE, shardId, commit.scope());
             List<FileRecord> files = commit.files();
             if (created.isPresent()) {
                 requireXorbs(tx, commit.namedXorbs(), t);
             }
             if (created.isEmpty()) {
                 if (!files.isEmpty()) {
-                    tx.dml(INSERT_FILE_SCOPES, commit.scope(), raw(files.stream().map(FileRecord::fileHash).toList()));
+                    dml(tx, INSERT_FILE_SCOPES, commit.scope(), raw(files.stream().map(FileRecord::fileHash).toList()));
                 }
                 return false;
             }
@@ -523,10 +528,10 @@ public final class PostgresIndex implements Index, SharedIndex {
                     terms[i] = Packing.ints(f.terms());
                     sha256[i] = f.sha256() == null ? null : f.sha256().toBytes();
                 }
-                tx.dml(UPSERT_FILES, hashes, sizes, termCounts, xorbRefs, terms, sha256, shardId, t, commit.scope());
+                dml(tx, UPSERT_FILES, hashes, sizes, termCounts, xorbRefs, terms, sha256, shardId, t, commit.scope());
             }
             if (!commit.listedXorbs().isEmpty()) {
-                tx.dml(INSERT_SHARD_XORBS, shardId, raw(commit.listedXorbs()));
+                dml(tx, INSERT_SHARD_XORBS, shardId, raw(commit.listedXorbs()));
             }
             List<ShardCommit.DedupChunk> dedup = commit.dedupChunks();
             if (!dedup.isEmpty()) {
@@ -536,7 +541,7 @@ public final class PostgresIndex implements Index, SharedIndex {
                     chunks[i] = dedup.get(i).chunkHash().toBytes();
                     xorbs[i] = dedup.get(i).xorbHash().toBytes();
                 }
-                tx.dml(INSERT_DEDUP_CHUNKS, shardId, chunks, xorbs);
+                dml(tx, INSERT_DEDUP_CHUNKS, shardId, chunks, xorbs);
             }
             return true;
         });
@@ -544,7 +549,7 @@ public final class PostgresIndex implements Index, SharedIndex {
 
     @Override
     public Optional<FileRecord> file(MerkleHash fileHash, String scope) throws IndexException {
-        return read(() -> db.execute().get(FILE, scope, fileHash.toBytes())
+        return read(() -> get(db.execute(), FILE, scope, fileHash.toBytes())
                 .map(r -> FileRecord.decode(fileHash, number(r, "size"), bytesOrNull(r, "sha256"),
                         bytesOrNull(r, "xorb_refs"), bytesOrNull(r, "terms"))));
     }
@@ -560,8 +565,8 @@ public final class PostgresIndex implements Index, SharedIndex {
             List<XorbLayout> out = new ArrayList<>();
             int others = Math.max(0, maxXorbs - 1);
             try (Stream<DbRow> rows = scope == null
-                    ? db.execute().query(DEDUP_ANY_SCOPE, chunkHash.toBytes(), others)
-                    : db.execute().query(DEDUP_IN_SCOPE, scope, chunkHash.toBytes(), others)) {
+                    ? query(db.execute(), DEDUP_ANY_SCOPE, chunkHash.toBytes(), others)
+                    : query(db.execute(), DEDUP_IN_SCOPE, scope, chunkHash.toBytes(), others)) {
                 rows.forEach(r -> out.add(layout(r)));
             }
             return out;
@@ -571,15 +576,17 @@ public final class PostgresIndex implements Index, SharedIndex {
     @Override
     public byte[] keyFingerprint(byte[] fingerprint) throws IndexException {
         // The first node to start records its keys; every later one (racing or not) reads the winner's.
-        write(tx -> tx.dml("INSERT INTO node_keys (id, fingerprint, recorded_at) VALUES (1, ?, ?) ON CONFLICT (id) DO NOTHING",
+        write(tx -> dml(tx,
+                "INSERT INTO node_keys (id, fingerprint, recorded_at) VALUES (1, ?, ?) ON CONFLICT (id) DO NOTHING",
                 fingerprint, now()));
-        return read(() -> bytes(db.execute().get("SELECT fingerprint FROM node_keys WHERE id = 1").orElseThrow(), "fingerprint"));
+        return read(() -> bytes(get(db.execute(),
+                "SELECT fingerprint FROM node_keys WHERE id = 1").orElseThrow(), "fingerprint"));
     }
 
     @Override
     public Map<String, Long> rowCounts() throws IndexException {
         return read(() -> {
-            DbRow r = db.execute().get(ROW_COUNTS).orElseThrow();
+            DbRow r = get(db.execute(), ROW_COUNTS).orElseThrow();
             Map<String, Long> out = new LinkedHashMap<>();
             for (String t : TABLES) out.put(t, number(r, t));
             return out;
@@ -600,7 +607,7 @@ public final class PostgresIndex implements Index, SharedIndex {
         for (long after = 0; ; ) {
             long from = after;
             List<DbRow> rows = read(() -> {
-                try (Stream<DbRow> s = db.execute().query("SELECT id, hash, stored_bytes FROM " + table
+                try (Stream<DbRow> s = query(db.execute(), "SELECT id, hash, stored_bytes FROM " + table
                         + " WHERE id > ?" + (table.equals("xorbs") ? " AND quarantined_at IS NULL" : "")
                         + " ORDER BY id LIMIT " + SCAN_PAGE, from)) {
                     return s.toList();
@@ -623,7 +630,8 @@ public final class PostgresIndex implements Index, SharedIndex {
             long fromShard = shardId;
             String fromScope = scope;
             List<DbRow> page = read(() -> {
-                try (Stream<DbRow> s = db.execute().query("SELECT s.id, ss.scope, s.hash, s.created_at FROM shard_scopes ss"
+                try (Stream<DbRow> s = query(db.execute(),
+                        "SELECT s.id, ss.scope, s.hash, s.created_at FROM shard_scopes ss"
                         + " JOIN shards s ON s.id = ss.shard_id WHERE (ss.shard_id, ss.scope) > (?, ?)"
                         + " ORDER BY ss.shard_id, ss.scope LIMIT " + SCAN_PAGE, fromShard, fromScope)) {
                     return s.toList();
@@ -642,7 +650,7 @@ public final class PostgresIndex implements Index, SharedIndex {
     @Override
     public boolean quarantineXorb(MerkleHash hash, long nowSeconds) throws IndexException {
         try {
-            return db.execute().dml("UPDATE xorbs SET quarantined_at = ? WHERE hash = ? AND quarantined_at IS NULL",
+            return dml(db.execute(), "UPDATE xorbs SET quarantined_at = ? WHERE hash = ? AND quarantined_at IS NULL",
                     nowSeconds, hash.toBytes()) == 1;
         } catch (DbClientException e) {
             throw new IndexException("index write failed (quarantine a xorb): " + rootMessage(e), e);
@@ -654,7 +662,7 @@ public final class PostgresIndex implements Index, SharedIndex {
         for (long after = 0; ; ) {
             long from = after;
             List<DbRow> rows = read(() -> {
-                try (Stream<DbRow> s = db.execute().query("SELECT id, hash, size, sha256, xorb_refs, terms FROM files"
+                try (Stream<DbRow> s = query(db.execute(), "SELECT id, hash, size, sha256, xorb_refs, terms FROM files"
                         + " WHERE id > ? ORDER BY id LIMIT " + SCAN_PAGE, from)) {
                     return s.toList();
                 }
@@ -679,7 +687,7 @@ public final class PostgresIndex implements Index, SharedIndex {
             long fromFile = fileId;
             // Keyset paging on the table's own key (scope, file_id): each page is one short read.
             List<DbRow> page = read(() -> {
-                try (Stream<DbRow> s = db.execute().query("SELECT s.scope, s.file_id, f.hash FROM file_scopes s"
+                try (Stream<DbRow> s = query(db.execute(), "SELECT s.scope, s.file_id, f.hash FROM file_scopes s"
                         + " JOIN files f ON f.id = s.file_id WHERE (s.scope, s.file_id) > (?, ?)"
                         + " ORDER BY s.scope, s.file_id LIMIT " + SCAN_PAGE, fromScope, fromFile)) {
                     return s.toList();
@@ -700,7 +708,7 @@ public final class PostgresIndex implements Index, SharedIndex {
     @Override
     public List<FileInScope> sampleFiles(int n, long seed) throws IndexException {
         long max = read(() -> {
-            try (Stream<DbRow> rows = db.execute().query("SELECT COALESCE(MAX(id), 0) AS max FROM files")) {
+            try (Stream<DbRow> rows = query(db.execute(), "SELECT COALESCE(MAX(id), 0) AS max FROM files")) {
                 return rows.findFirst().map(r -> number(r, "max")).orElse(0L);
             }
         });
@@ -709,7 +717,8 @@ public final class PostgresIndex implements Index, SharedIndex {
         for (int i = 0; i < n && max > 0; i++) {
             long from = 1 + random.nextLong(max);
             read(() -> {
-                try (Stream<DbRow> rows = db.execute().query("SELECT f.hash, ss.scope FROM files f JOIN shard_scopes ss"
+                try (Stream<DbRow> rows = query(db.execute(),
+                        "SELECT f.hash, ss.scope FROM files f JOIN shard_scopes ss"
                         + " ON ss.shard_id = f.shard_id WHERE f.id >= ? ORDER BY f.id LIMIT 1", from)) {
                     rows.findFirst().ifPresent(r -> out.add(new FileInScope(MerkleHash.fromBytes(bytes(r, "hash")),
                             r.column("scope").get(String.class))));
@@ -723,7 +732,7 @@ public final class PostgresIndex implements Index, SharedIndex {
     @Override
     public List<MerkleHash> xorbHashes() throws IndexException {
         return read(() -> {
-            try (Stream<DbRow> rows = db.execute().query("SELECT hash FROM xorbs")) {
+            try (Stream<DbRow> rows = query(db.execute(), "SELECT hash FROM xorbs")) {
                 return rows.map(r -> MerkleHash.fromBytes(bytes(r, "hash"))).toList();
             }
         });
