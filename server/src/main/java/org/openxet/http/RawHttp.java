@@ -17,14 +17,14 @@ import java.nio.charset.StandardCharsets;
  * <p>Why not {@code java.net.http}: its responses cross a selector thread and arrive as lists of copied
  * {@code ByteBuffer}s, which adds a thread hand-off and a copy per buffer to every timing, and spends the CPU the
  * warm-up is there to give the server's own code. Here the calling thread reads the socket itself into one reused
- * 256 KiB buffer, so the time to the last byte is the server's time plus the loopback transfer and one {@code read}
- * per buffer. Not a general client: no redirects, no TLS, no pipelining.
+ * buffer (256 KiB for a gate), so the time to the last byte is the server's time plus the loopback transfer and one
+ * {@code read} per buffer. Not a general client: no redirects, no TLS, no pipelining.
  */
 public final class RawHttp implements AutoCloseable {
     private final Socket socket;
     private final InputStream in;
     private final OutputStream out;
-    private final byte[] buf = new byte[256 * 1024];
+    private final byte[] buf;
     private int pos;
     private int lim;
     private boolean closed;
@@ -40,16 +40,29 @@ public final class RawHttp implements AutoCloseable {
         }
     }
 
-    /** A connection whose connect and each read may take up to 60 s (a gate's largest answers under load). */
+    /**
+     * A gate's connection: connect and each read may take up to 60 s (its largest answers under load), read through
+     * a 256 KiB buffer from a 1 MiB socket receive buffer.
+     */
     public RawHttp(String host, int port) throws IOException {
-        this(host, port, 60_000);
+        this(host, port, 60_000, 256 * 1024, 1 << 20);
     }
 
-    /** A connection that gives up on a connect, or a read that receives nothing, after {@code timeoutMillis}. */
-    public RawHttp(String host, int port, int timeoutMillis) throws IOException {
+    /**
+     * A connection that gives up on a connect, or a read that receives nothing, after {@code timeoutMillis}, read
+     * through a buffer of {@code bufferBytes}, with the kernel's own receive buffer sizing.
+     */
+    public RawHttp(String host, int port, int timeoutMillis, int bufferBytes) throws IOException {
+        this(host, port, timeoutMillis, bufferBytes, 0);
+    }
+
+    private RawHttp(String host, int port, int timeoutMillis, int bufferBytes, int receiveBufferBytes)
+            throws IOException {
+        buf = new byte[bufferBytes];
         socket = new Socket();
         socket.setTcpNoDelay(true);
-        socket.setReceiveBufferSize(1 << 20);
+        // Before connecting: a receive buffer over 64 KiB needs window scaling, agreed in the handshake.
+        if (receiveBufferBytes > 0) socket.setReceiveBufferSize(receiveBufferBytes);
         socket.connect(new InetSocketAddress(host, port), timeoutMillis);
         socket.setSoTimeout(timeoutMillis);
         in = socket.getInputStream();

@@ -46,6 +46,11 @@ public final class WarmUp {
     private static final String LOOPBACK = "127.0.0.1";
     /** A request that has not answered within this long ends the warm-up's use of the connection. */
     private static final int READ_TIMEOUT_MS = 5_000;
+    /**
+     * Each warm-up connection's read buffer: it serves 8 requests, so the thousands of connections of a warm-up
+     * allocate this many times over while the server warms; its answers are mostly small.
+     */
+    private static final int READ_BUFFER_BYTES = 64 * 1024;
     /** The access log's logger: Helidon's AccessLogFeature logs each line to its logger's child for the socket. */
     private static final String ACCESS_LOG = "io.helidon.webserver.AccessLog.@default";
 
@@ -202,7 +207,7 @@ public final class WarmUp {
                     c = null;
                 }
                 if (c == null) {
-                    c = new RawHttp(LOOPBACK, port, READ_TIMEOUT_MS);
+                    c = new RawHttp(LOOPBACK, port, READ_TIMEOUT_MS, READ_BUFFER_BYTES);
                     connections.add(c);
                     used = 0;
                 }
