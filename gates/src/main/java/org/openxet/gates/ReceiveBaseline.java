@@ -1,8 +1,7 @@
 package org.openxet.gates;
 
-import org.openxet.http.RawHttp;
-
 import io.helidon.webserver.WebServer;
+import org.openxet.http.RawHttp;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -151,7 +151,9 @@ final class RestartGate {
         }
         String plot = args.string("plot", "");
         if (!plot.isEmpty()) {
-            for (Path p : RestartPlot.write(Path.of(plot), lines, setup.files(), setup.backend())) System.out.println("wrote " + p);
+            for (Path p : RestartPlot.write(Path.of(plot), lines, setup.files(), setup.backend())) {
+                System.out.println("wrote " + p);
+            }
         }
 
         Map<String, Object> out = new LinkedHashMap<>();

@@ -70,9 +70,9 @@ final class RigSetup {
             tokens = new Tokens(Secrets.loadOrCreate(data).tokenKey());
             writeToken = tokens.mint("rig/writes", Access.WRITE, TOKEN_LIFETIME);
         }
-        Tokens t = tokens;
         return new RigLoad(fixture, port, scope -> readTokens.computeIfAbsent(scope,
-                s -> t.mint(s, Access.READ, TOKEN_LIFETIME)), writeToken, workload, args.integer("max-in-flight", 1024));
+                s -> tokens.mint(s, Access.READ, TOKEN_LIFETIME)), writeToken, workload,
+                args.integer("max-in-flight", 1024));
     }
 
     /** Removes the data directory unless it was given with {@code --keep}. */

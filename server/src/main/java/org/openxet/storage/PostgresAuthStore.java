@@ -9,7 +9,6 @@ import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import static org.openxet.storage.Statements.dml;
-import static org.openxet.storage.Statements.get;
 import static org.openxet.storage.Statements.query;
 
 /** The users and signing keys of nodes sharing a PostgreSQL index, in its {@code users} and {@code signing_keys}. */
@@ -71,9 +70,8 @@ final class PostgresAuthStore implements AuthStore {
     public boolean putKey(StoredKey key, boolean replace) throws IndexException {
         String sql = "INSERT INTO signing_keys (kid, use, algorithm, secret, created_at, retired_at) VALUES (?, ?, ?, ?, ?, ?) "
                 + (replace ? "ON CONFLICT (kid) DO UPDATE SET retired_at = excluded.retired_at" : "ON CONFLICT DO NOTHING");
-        return run("store a signing key", () -> dml(db.execute(),
-                sql, key.kid(), key.use(), key.algorithm(), key.secret(),
-                key.createdAt(), key.retiredAt()) == 1);
+        return run("store a signing key", () -> dml(db.execute(), sql, key.kid(), key.use(), key.algorithm(),
+                key.secret(), key.createdAt(), key.retiredAt()) == 1);
     }
 
     private <T> T run(String what, Supplier<T> work) throws IndexException {

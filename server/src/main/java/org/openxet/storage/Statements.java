@@ -7,10 +7,11 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
- * The PostgreSQL index's statements, each named by its own text. Helidon DB Client's {@code get/query/dml(text)}
- * name every call by hashing its text ({@code DbExecuteBase.generateName}, a SHA-256 per statement run): 12 of 572
- * profile samples of a node at 1,000 req/s of the rig's mix, none with this (docs/BENCHMARKS.md, Restart). The name
- * only labels the statement (no interceptor or statement config reads it here), so the text serves.
+ * The PostgreSQL statements (the index's, the auth store's), each named by its own text. Helidon DB Client's
+ * {@code get/query/dml(text)} name every call by hashing its text ({@code DbExecuteBase.generateName}, a SHA-256 per
+ * statement run): 12 of 572 profile samples of a node at 1,000 req/s of the rig's mix, none with this
+ * (docs/BENCHMARKS.md, Restart). The name only labels the statement (no interceptor or statement config reads it
+ * here), so the text serves.
  */
 final class Statements {
     private Statements() {
