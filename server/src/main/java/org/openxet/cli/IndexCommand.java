@@ -48,7 +48,7 @@ public final class IndexCommand {
             }
             try (lock; Services.Stores stores = Services.openStores(cfg);
                  ProgressDisplay display = new ProgressDisplay("index rebuild")) {
-                Map<String, Long> rows = new java.util.LinkedHashMap<>(stores.index().rowCounts());
+                Map<String, Long> rows = new java.util.LinkedHashMap<>(stores.index().scans().rowCounts());
                 rows.putAll(stores.index().bucketRepos().rowCounts());
                 if (rows.values().stream().anyMatch(n -> n > 0)) {
                     return fail("the index is not empty (" + rows + "): rebuild into an empty database");

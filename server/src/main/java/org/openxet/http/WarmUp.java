@@ -5,7 +5,7 @@ import org.openxet.service.Access;
 import org.openxet.service.Services;
 import org.openxet.service.SignedUrls;
 import org.openxet.service.XorbIngest;
-import org.openxet.storage.Index;
+import org.openxet.storage.IndexScans;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -74,14 +74,14 @@ public final class WarmUp {
         long t0 = System.nanoTime();
         long deadline = t0 + duration.toNanos();
         long jit0 = jitMillis();
-        List<Index.FileInScope> files;
+        List<IndexScans.FileInScope> files;
         try {
-            files = services.index().sampleFiles(SAMPLE, t0);
+            files = services.index().scans().sampleFiles(SAMPLE, t0);
         } catch (Exception e) {
             files = List.of(); // an index that cannot answer: the routes and refusals still warm up
         }
         Map<String, String> tokens = new HashMap<>();
-        for (Index.FileInScope f : files) {
+        for (IndexScans.FileInScope f : files) {
             tokens.computeIfAbsent(f.scope(), s -> services.tokens().mint(s, Access.READ, Duration.ofMinutes(1)));
         }
         String anyToken = services.tokens().mint("warmup/none", Access.READ, Duration.ofMinutes(1));
@@ -102,7 +102,7 @@ public final class WarmUp {
         List<RawHttp> connections = java.util.Collections.synchronizedList(new ArrayList<>());
         try {
             for (int c = 0; c < clients; c++) {
-                List<Index.FileInScope> sample = files;
+                List<IndexScans.FileInScope> sample = files;
                 long seed = t0 + c;
                 threads.add(Thread.ofVirtual().name("warmup-" + c).start(() -> {
                     Client client = new Client(port, sample, tokens, anyToken, services, seed, connections,
@@ -140,7 +140,7 @@ public final class WarmUp {
             errorsLog.setFilter(errorsFilter);
         }
         Result r = new Result(requests.get(), ok.get(), failed.get(), (System.nanoTime() - t0) / 1_000_000,
-                (int) files.stream().map(Index.FileInScope::file).distinct().count(), freshTokens.get(),
+                (int) files.stream().map(IndexScans.FileInScope::file).distinct().count(), freshTokens.get(),
                 firstFailure.get(), jitMillis() - jit0);
         LOG.info(r.describe());
         return r;
@@ -172,7 +172,7 @@ public final class WarmUp {
     /** One warm-up connection and its draw of requests. */
     private static final class Client {
         private final int port;
-        private final List<Index.FileInScope> files;
+        private final List<IndexScans.FileInScope> files;
         private final Map<String, String> tokens;
         private final String anyToken;
         private final Services services;
@@ -183,8 +183,8 @@ public final class WarmUp {
         private RawHttp c;
         private int used;
 
-        Client(int port, List<Index.FileInScope> files, Map<String, String> tokens, String anyToken, Services services,
-               long seed, List<RawHttp> connections, AtomicLong freshTokens) {
+        Client(int port, List<IndexScans.FileInScope> files, Map<String, String> tokens, String anyToken,
+               Services services, long seed, List<RawHttp> connections, AtomicLong freshTokens) {
             this.port = port;
             this.files = files;
             this.tokens = tokens;
@@ -218,7 +218,7 @@ public final class WarmUp {
                     String path = "/v2/reconstructions/" + MerkleHash.ofWords(random.nextLong(), 0, 0, 1).hex();
                     return expect(ask("GET", path, anyToken, null, null) == 404, what);
                 }
-                Index.FileInScope f = files.get(random.nextInt(files.size()));
+                IndexScans.FileInScope f = files.get(random.nextInt(files.size()));
                 // Every other request with a token the server has not seen: a node meets each of its clients' tokens
                 // for the first time after a start (the rig's 1,000 scopes, in its first second), and the full check
                 // (JWT parsing, signature, claims) would otherwise be compiled under them: right after ready a new

@@ -4,6 +4,7 @@ import org.openxet.protocol.MerkleHash;
 import org.openxet.storage.Bucket;
 import org.openxet.storage.Index;
 import org.openxet.storage.IndexException;
+import org.openxet.storage.IndexScans;
 import org.openxet.storage.LocalBucket;
 import org.openxet.storage.SqliteIndex;
 
@@ -53,7 +54,7 @@ public final class Backup {
         Map<String, Long> records = RecordLog.sizes(from, Registrations.PREFIX);
         records.putAll(RecordLog.sizes(from, BucketChanges.PREFIX));
         try (SqliteIndex copy = new SqliteIndex(index, 1)) {
-            Map<String, Long> rows = copy.rowCounts();
+            Map<String, Long> rows = copy.scans().rowCounts();
             progress.stage("xorbs", rows.getOrDefault("xorbs", -1L));
             copyEach(copy, true, from, to, XorbIngest::key, counts, missing, progress);
             progress.stage("shards", rows.getOrDefault("shards", -1L));
@@ -72,7 +73,7 @@ public final class Backup {
 
     private static void copyEach(Index index, boolean xorbs, Bucket from, Bucket to, Function<MerkleHash, String> key,
                                  long[] counts, List<MerkleHash> missing, Progress progress) throws IndexException {
-        java.util.function.Consumer<Index.Stored> each = o -> {
+        java.util.function.Consumer<IndexScans.Stored> each = o -> {
             try {
                 String k = key.apply(o.hash());
                 if (from.size(k).isEmpty()) {
@@ -89,9 +90,9 @@ public final class Backup {
             }
         };
         if (xorbs) {
-            index.eachXorb(each);
+            index.scans().eachXorb(each);
         } else {
-            index.eachShard(each);
+            index.scans().eachShard(each);
         }
     }
 }

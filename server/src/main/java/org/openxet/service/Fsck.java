@@ -12,6 +12,7 @@ import org.openxet.storage.BucketRepos;
 import org.openxet.storage.FileRecord;
 import org.openxet.storage.Index;
 import org.openxet.storage.IndexException;
+import org.openxet.storage.IndexScans;
 import org.openxet.storage.XorbLayout;
 
 import java.io.IOException;
@@ -34,7 +35,7 @@ import java.util.Set;
  * recomputed, the chunk table compared with the index's; each shard parsed), at most {@code bytesPerSecond}, so it
  * can run beside a serving node (a scrub). Reads only: it changes nothing.
  *
- * <p>Memory stays bounded at any index size: the index is read a page of rows at a time ({@link Index#SCAN_PAGE}),
+ * <p>Memory stays bounded at any index size: the index is read a page of rows at a time ({@link IndexScans#SCAN_PAGE}),
  * one object is in memory at a time, and only the damaged and missing hashes are kept.
  */
 public final class Fsck {
@@ -92,10 +93,10 @@ public final class Fsck {
 
     private Report run() throws IndexException, IOException {
         long[] counts = new long[3];
-        Map<String, Long> rows = index.rowCounts();
+        Map<String, Long> rows = index.scans().rowCounts();
         try (XorbValidator validator = new XorbValidator()) {
             progress.stage("xorbs", rows.getOrDefault("xorbs", -1L));
-            index.eachXorb(x -> {
+            index.scans().eachXorb(x -> {
                 counts[0]++;
                 checkXorb(x, validator);
             });
@@ -104,7 +105,7 @@ public final class Fsck {
         }
         progress.stage("shards", rows.getOrDefault("shards", -1L));
         try {
-            index.eachShard(s -> {
+            index.scans().eachShard(s -> {
                 counts[1]++;
                 checkShard(s);
             });
@@ -114,7 +115,7 @@ public final class Fsck {
         progress.stage("files", rows.getOrDefault("files", -1L));
         Map<MerkleHash, Problem> problems = new LinkedHashMap<>();
         List<IndexException> failed = new ArrayList<>();
-        index.eachFile(f -> {
+        index.scans().eachFile(f -> {
             counts[2]++;
             progress.item(0);
             try {
@@ -125,7 +126,7 @@ public final class Fsck {
             }
         });
         if (!failed.isEmpty()) throw failed.getFirst();
-        Map<MerkleHash, List<String>> scopes = index.scopesOf(problems.keySet());
+        Map<MerkleHash, List<String>> scopes = index.scans().scopesOf(problems.keySet());
         List<AffectedFile> affected = new ArrayList<>();
         problems.forEach((file, p) -> affected.add(new AffectedFile(file,
                 scopes.getOrDefault(file, List.of()).stream().sorted().toList(), p.why(), p.badXorb())));
@@ -172,7 +173,7 @@ public final class Fsck {
         return size == e.size() ? null : "listed with " + e.size() + " bytes, the file has " + size;
     }
 
-    private void checkXorb(Index.Stored x, XorbValidator validator) {
+    private void checkXorb(IndexScans.Stored x, XorbValidator validator) {
         String key = XorbIngest.key(x.hash());
         try {
             if (presentAtSize("xorb", x, key) && deep) {
@@ -188,7 +189,7 @@ public final class Fsck {
      * Whether the object at {@code key} exists with the size the index expects; records it missing or damaged
      * otherwise. Counts the item for the progress display, with its bytes when a deep check reads them next.
      */
-    private boolean presentAtSize(String kind, Index.Stored o, String key) throws IOException {
+    private boolean presentAtSize(String kind, IndexScans.Stored o, String key) throws IOException {
         Optional<Long> size = bucket.size(key);
         progress.item(deep && size.isPresent() ? size.get() : 0);
         if (size.isEmpty()) {
@@ -225,7 +226,7 @@ public final class Fsck {
         }
     }
 
-    private void checkShard(Index.Stored s) {
+    private void checkShard(IndexScans.Stored s) {
         String key = ShardRegistration.key(s.hash());
         try {
             if (presentAtSize("shard", s, key) && deep) {

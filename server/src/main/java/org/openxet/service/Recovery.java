@@ -76,7 +76,7 @@ public final class Recovery {
         boolean remove = !bucket.shared();
         List<String> xorbKeys = bucket.list("xorbs/" + XorbIngest.PREFIX);
         List<String> shardKeys = bucket.list("shards");
-        Set<MerkleHash> xorbs = new HashSet<>(index.xorbHashes());
+        Set<MerkleHash> xorbs = new HashSet<>(index.scans().xorbHashes());
         List<String> orphans = new ArrayList<>();
         int orphanXorbs = 0;
         Set<MerkleHash> present = new HashSet<>();

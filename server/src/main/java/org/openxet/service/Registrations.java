@@ -49,7 +49,7 @@ public final class Registrations implements AutoCloseable {
         if (bucket.size(BACKFILLED).isPresent()) return 0;
         long[] written = {0, 0};
         try {
-            index.eachShardScope(s -> {
+            index.scans().eachShardScope(s -> {
                 try {
                     long length = log.writeUnsynced(objectKey(s.shard(), s.scope()),
                             new Record(s.shard().hex(), s.scope(), s.registeredAt()));

@@ -109,7 +109,7 @@ public interface BucketRepos {
     /** The entries of those of {@code paths} that exist, in path order. */
     List<Entry> lookup(String name, Collection<String> paths) throws IndexException;
 
-    /** Every entry of every bucket, {@link Index#SCAN_PAGE} rows a query (fsck: nothing held in memory). */
+    /** Every entry of every bucket, {@link IndexScans#SCAN_PAGE} rows a query (fsck: nothing held in memory). */
     void eachEntry(Consumer<Located> each) throws IndexException;
 
     /** Row counts of the bucket tables, for tests and operators. */

@@ -7,8 +7,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.function.Consumer;
 
 /**
  * The metadata index: which xorbs exist and their chunk layout, which files exist and their terms, who may see them,
@@ -67,22 +65,6 @@ public interface Index extends AutoCloseable {
         return Optional.empty();
     }
 
-    /** Row counts per table, for tests and operators. */
-    Map<String, Long> rowCounts() throws IndexException;
-
-    /** A registered object and the stored size the index expects of it (fsck). */
-    record Stored(MerkleHash hash, long storedBytes) {
-    }
-
-    /** Rows a scan reads per query: a short read each, so a scan holds no long transaction on a serving index. */
-    int SCAN_PAGE = 1_000;
-
-    /** Every registered xorb in registration order, {@link #SCAN_PAGE} rows a query (fsck: nothing held in memory). */
-    void eachXorb(Consumer<Stored> each) throws IndexException;
-
-    /** Every registered shard in registration order, as {@link #eachXorb}. */
-    void eachShard(Consumer<Stored> each) throws IndexException;
-
     /**
      * Marks a xorb whose object is damaged or gone ({@code openxet repair}): from now on every read treats it as absent
      * ({@link #hasXorb} false, no layout, no dedup answer, no scan) while its row stays for the files that use it, and
@@ -90,36 +72,8 @@ public interface Index extends AutoCloseable {
      */
     boolean quarantineXorb(MerkleHash hash, long nowSeconds) throws IndexException;
 
-    /** A shard's registration under one scope, and when the shard was first registered (epoch seconds). */
-    record ShardScope(MerkleHash shard, String scope, long registeredAt) {
-    }
-
-    /** Every (shard, scope) registration, a page at a time (the bucket's registration records are written from it). */
-    void eachShardScope(Consumer<ShardScope> each) throws IndexException;
-
-    /** Every registered file's record in registration order, as {@link #eachXorb}. */
-    void eachFile(Consumer<FileRecord> each) throws IndexException;
-
-    /**
-     * The scopes each of {@code files} is registered under, sorted (fsck names them for each file it cannot
-     * reconstruct). Reads every visibility row once, a page at a time: the table is keyed by scope first, so a
-     * lookup by file would scan it per file.
-     */
-    Map<MerkleHash, List<String>> scopesOf(Set<MerkleHash> files) throws IndexException;
-
-    /** A registered file and a scope whose tokens can read it. */
-    record FileInScope(MerkleHash file, String scope) {
-    }
-
-    /**
-     * Up to {@code n} registered files spread over the whole index, each with a scope of the shard that registered it:
-     * for each of {@code n} random ids (from {@code seed}), the first file at or after it, one short indexed read each.
-     * Read only: the server's warm-up asks for these before it reports ready.
-     */
-    List<FileInScope> sampleFiles(int n, long seed) throws IndexException;
-
-    /** Keys of every registered xorb (reconciliation after an unclean stop). */
-    List<MerkleHash> xorbHashes() throws IndexException;
+    /** The whole-index walks of operators' tools and the warm-up: fsck, backup, repair, recovery. */
+    IndexScans scans();
 
     /**
      * The hold an offline {@code openxet gc} collects under: at once for an index private to one data dir (whose lock

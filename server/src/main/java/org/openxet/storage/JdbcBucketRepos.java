@@ -343,7 +343,7 @@ final class JdbcBucketRepos implements BucketRepos {
                     p.setLong(1, fromRepo);
                     p.setLong(2, fromRepo);
                     p.setString(3, fromPath);
-                    p.setInt(4, Index.SCAN_PAGE);
+                    p.setInt(4, IndexScans.SCAN_PAGE);
                     List<Scanned> rows = new ArrayList<>();
                     try (ResultSet r = p.executeQuery()) {
                         while (r.next()) rows.add(new Scanned(r.getLong(1), new Located(r.getString(2), entry(r, 3))));
@@ -356,7 +356,7 @@ final class JdbcBucketRepos implements BucketRepos {
                 after = s.located().entry().path();
                 each.accept(s.located());
             }
-            if (page.size() < Index.SCAN_PAGE) return;
+            if (page.size() < IndexScans.SCAN_PAGE) return;
         }
     }
 

@@ -163,7 +163,7 @@ class DurabilityTest {
         LocalBucket bucket = new LocalBucket(data.resolve("bucket"));
         assertEquals(List.of(), bucket.tempFiles());
         try (SqliteIndex index = new SqliteIndex(data.resolve("index.sqlite"), 1)) {
-            Set<MerkleHash> indexed = new HashSet<>(index.xorbHashes());
+            Set<MerkleHash> indexed = new HashSet<>(index.scans().xorbHashes());
             Set<MerkleHash> stored = new HashSet<>();
             for (String key : bucket.list("xorbs")) {
                 stored.add(MerkleHash.of(key.substring(key.lastIndexOf('/') + 1)));

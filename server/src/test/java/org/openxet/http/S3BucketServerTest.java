@@ -101,7 +101,7 @@ class S3BucketServerTest {
                     assertEquals("storage_unavailable", JSON.readTree(upload.body()).get("error").asText(), upload.body());
                     assertEquals("10", upload.headers().firstValue("retry-after").orElse(null));
                     assertFalse(s.services().index().hasXorb(MerkleHash.of(x.get("xorb_hash").asText())));
-                    assertEquals(1L, s.services().index().rowCounts().get("xorbs"));
+                    assertEquals(1L, s.services().index().scans().rowCounts().get("xorbs"));
 
                     HttpResponse<String> fetch = s.send(HttpRequest.newBuilder(URI.create(entry.get("url").asText())).GET().build());
                     assertEquals(503, fetch.statusCode(), fetch.body());

@@ -127,7 +127,7 @@ class UploadPathTest {
                 assertEquals(1, inserted);
             }
             assertEquals(1, s.services().bucket().list("xorbs").size());
-            assertEquals(1L, s.services().index().rowCounts().get("xorbs"));
+            assertEquals(1L, s.services().index().scans().rowCounts().get("xorbs"));
         }
     }
 

@@ -107,10 +107,10 @@ class XorbCollectorTest {
         XorbCollector.Report young = collect(Instant.now(), false);
         assertEquals(new XorbCollector.Report(0, 0, 0, false), young);
 
-        Map<String, Long> before = services.index().rowCounts();
+        Map<String, Long> before = services.index().scans().rowCounts();
         XorbCollector.Report dry = collect(LATER, true);
         assertEquals(new XorbCollector.Report(1, 0, 0, true), dry);
-        assertEquals(before, services.index().rowCounts());
+        assertEquals(before, services.index().scans().rowCounts());
         for (MerkleHash x : abandoned) assertTrue(stored(x), "a dry run removes nothing");
 
         XorbCollector.Report run = collect(LATER, false);

@@ -144,12 +144,12 @@ abstract class BucketReposContractTest {
     @Test
     void theScanVisitsEveryEntryOfEveryBucketOnceAcrossPages() throws Exception {
         List<BucketRepos.Change> many = new ArrayList<>();
-        for (int i = 0; i < Index.SCAN_PAGE + 5; i++) many.add(put(String.format("f/%05d", i), "h" + i, i));
+        for (int i = 0; i < IndexScans.SCAN_PAGE + 5; i++) many.add(put(String.format("f/%05d", i), "h" + i, i));
         repos.apply("o/one", many, 1L, recorded::add);
         repos.apply("o/two", List.of(put("x", "x", 1), put("y", "y", 1)), 1L, recorded::add);
         List<String> seen = new ArrayList<>();
         repos.eachEntry(l -> seen.add(l.bucket() + ":" + l.entry().path()));
-        assertEquals(Index.SCAN_PAGE + 7, seen.size());
+        assertEquals(IndexScans.SCAN_PAGE + 7, seen.size());
         assertEquals(seen.size(), seen.stream().distinct().count());
         assertEquals("o/one:f/00000", seen.getFirst());
         assertEquals("o/two:y", seen.getLast());

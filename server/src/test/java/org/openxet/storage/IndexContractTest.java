@@ -146,10 +146,10 @@ abstract class IndexContractTest {
         assertEquals(Optional.empty(), index.file(h, SCOPE));
         assertEquals(List.of(), index.dedup(h, null, 8));
         assertEquals(List.of(), index.dedup(h, SCOPE, 8));
-        assertEquals(List.of(), index.xorbHashes());
-        assertEquals(counts(0, 0, 0, 0, 0, 0, 0), index.rowCounts());
+        assertEquals(List.of(), index.scans().xorbHashes());
+        assertEquals(counts(0, 0, 0, 0, 0, 0, 0), index.scans().rowCounts());
         assertEquals(List.of("xorbs", "shards", "shard_scopes", "shard_xorbs", "files", "file_scopes", "dedup_chunks"),
-                List.copyOf(index.rowCounts().keySet()));
+                List.copyOf(index.scans().rowCounts().keySet()));
     }
 
     @Test
@@ -160,7 +160,7 @@ abstract class IndexContractTest {
         assertFalse(index.putXorb(h, chunks("other", 2), 99), "a second registration changes nothing");
         assertTrue(index.hasXorb(h));
         assertSameLayout(h, table, 123_456, index.xorb(h).orElseThrow());
-        assertEquals(counts(1, 0, 0, 0, 0, 0, 0), index.rowCounts());
+        assertEquals(counts(1, 0, 0, 0, 0, 0, 0), index.scans().rowCounts());
     }
 
     @Test
@@ -175,8 +175,8 @@ abstract class IndexContractTest {
         for (String name : names) {
             assertSameLayout(hash(name), chunks(name, 3), 1001, found.get(hash(name)));
         }
-        assertEquals(3, index.xorbHashes().size());
-        assertEquals(found.keySet(), new HashSet<>(index.xorbHashes()));
+        assertEquals(3, index.scans().xorbHashes().size());
+        assertEquals(found.keySet(), new HashSet<>(index.scans().xorbHashes()));
     }
 
     @Test
@@ -191,18 +191,18 @@ abstract class IndexContractTest {
         assertFalse(index.hasShard(commit.shardHash()));
         assertTrue(index.registerShard(commit));
         assertTrue(index.hasShard(commit.shardHash()));
-        assertEquals(counts(2, 1, 1, 2, 2, 2, 2), index.rowCounts());
+        assertEquals(counts(2, 1, 1, 2, 2, 2, 2), index.scans().rowCounts());
         assertSameFile(f, index.file(f.fileHash(), SCOPE).orElseThrow());
         assertSameFile(g, index.file(g.fileHash(), SCOPE).orElseThrow());
 
         assertFalse(index.registerShard(commit), "the same shard again, same scope");
-        assertEquals(counts(2, 1, 1, 2, 2, 2, 2), index.rowCounts());
+        assertEquals(counts(2, 1, 1, 2, 2, 2, 2), index.scans().rowCounts());
 
         // Another scope uploading the same shard body (even with different resolved terms) only gains visibility.
         FileRecord changed = file("f", null, x2);
         assertFalse(index.registerShard(new ShardCommit(commit.shardHash(), OTHER_SCOPE, 1, List.of(changed, g),
                 List.of(), List.of())));
-        assertEquals(counts(2, 1, 2, 2, 2, 4, 2), index.rowCounts());
+        assertEquals(counts(2, 1, 2, 2, 2, 4, 2), index.scans().rowCounts());
         assertSameFile(f, index.file(f.fileHash(), OTHER_SCOPE).orElseThrow());
         assertSameFile(g, index.file(g.fileHash(), OTHER_SCOPE).orElseThrow());
     }
@@ -220,7 +220,7 @@ abstract class IndexContractTest {
         FileRecord newest = new FileRecord(second.fileHash(), second.size(), second.xorbs(), second.terms(), sha);
         assertSameFile(newest, index.file(first.fileHash(), SCOPE).orElseThrow());
         assertSameFile(newest, index.file(first.fileHash(), OTHER_SCOPE).orElseThrow());
-        assertEquals(counts(2, 2, 2, 3, 1, 2, 0), index.rowCounts());
+        assertEquals(counts(2, 2, 2, 3, 1, 2, 0), index.scans().rowCounts());
 
         // A later shard with a sha256 replaces it.
         MerkleHash sha2 = hash("sha256 2");
@@ -235,7 +235,7 @@ abstract class IndexContractTest {
         FileRecord last = file("f", null, x2);
         assertTrue(index.registerShard(shard("s", SCOPE, List.of(file("f", null, x1), last), List.of(x1, x2), List.of())));
         assertSameFile(last, index.file(last.fileHash(), SCOPE).orElseThrow());
-        assertEquals(counts(2, 1, 1, 2, 1, 1, 0), index.rowCounts());
+        assertEquals(counts(2, 1, 1, 2, 1, 1, 0), index.scans().rowCounts());
     }
 
     @Test
@@ -299,9 +299,9 @@ abstract class IndexContractTest {
         assertFalse(index.xorbListedIn(x, SCOPE));
         assertEquals(List.of(other), hashes(index.dedup(chunkOf("q other", 0), SCOPE, 8)), "dedup skips it");
         assertEquals(List.of(), hashes(index.dedup(chunkOf("q", 0), SCOPE, 8)).stream().filter(x::equals).toList());
-        List<Index.Stored> scanned = new java.util.ArrayList<>();
-        index.eachXorb(scanned::add);
-        assertEquals(List.of(other), scanned.stream().map(Index.Stored::hash).toList());
+        List<IndexScans.Stored> scanned = new java.util.ArrayList<>();
+        index.scans().eachXorb(scanned::add);
+        assertEquals(List.of(other), scanned.stream().map(IndexScans.Stored::hash).toList());
         assertTrue(index.file(hash("file qf"), SCOPE).isPresent(), "its files stay registered");
         // A shard naming it is refused while it is quarantined.
         assertThrows(MissingXorbsException.class,
@@ -317,32 +317,33 @@ abstract class IndexContractTest {
     /** fsck's scans: every row once, past page boundaries, xorbs and shards in registration order, as recorded. */
     @Test
     void scansVisitEveryRowOnceAcrossPages() throws Exception {
-        int n = 2 * Index.SCAN_PAGE + 7;
-        List<Index.Stored> xorbs = new java.util.ArrayList<>();
+        int n = 2 * IndexScans.SCAN_PAGE + 7;
+        List<IndexScans.Stored> xorbs = new java.util.ArrayList<>();
         for (int i = 0; i < n; i++) {
             MerkleHash h = hash("scan x" + i);
             assertTrue(index.putXorb(h, chunks("scan x" + i, 3), 500 + i));
-            xorbs.add(new Index.Stored(h, 500 + i));
+            xorbs.add(new IndexScans.Stored(h, 500 + i));
         }
         List<FileRecord> files = new java.util.ArrayList<>();
         for (int i = 0; i < n; i++) files.add(file("scan f" + i, null, xorbs.get(i).hash()));
         assertTrue(index.registerShard(shard("scan s1", SCOPE, files.subList(0, n - 1), List.of(), List.of())));
         assertTrue(index.registerShard(shard("scan s2", OTHER_SCOPE, files.subList(n - 2, n), List.of(), List.of())));
-        List<Index.Stored> seenXorbs = new java.util.ArrayList<>();
-        index.eachXorb(seenXorbs::add);
+        List<IndexScans.Stored> seenXorbs = new java.util.ArrayList<>();
+        index.scans().eachXorb(seenXorbs::add);
         assertEquals(xorbs, seenXorbs);
-        List<Index.Stored> seenShards = new java.util.ArrayList<>();
-        index.eachShard(seenShards::add);
-        assertEquals(List.of(new Index.Stored(hash("shard scan s1"), 4096), new Index.Stored(hash("shard scan s2"), 4096)),
+        List<IndexScans.Stored> seenShards = new java.util.ArrayList<>();
+        index.scans().eachShard(seenShards::add);
+        assertEquals(List.of(new IndexScans.Stored(hash("shard scan s1"), 4096),
+                        new IndexScans.Stored(hash("shard scan s2"), 4096)),
                 seenShards);
         List<FileRecord> seenFiles = new java.util.ArrayList<>();
-        index.eachFile(seenFiles::add);
+        index.scans().eachFile(seenFiles::add);
         // One shard's files go in as one statement: their order among themselves is the database's.
         assertEquals(n, seenFiles.size());
         Map<MerkleHash, FileRecord> byHash = new java.util.HashMap<>();
         for (FileRecord f : seenFiles) byHash.put(f.fileHash(), f);
         for (FileRecord f : files) assertSameFile(f, byHash.get(f.fileHash()));
-        Map<MerkleHash, List<String>> scopes = index.scopesOf(java.util.Set.of(files.getFirst().fileHash(),
+        Map<MerkleHash, List<String>> scopes = index.scans().scopesOf(java.util.Set.of(files.getFirst().fileHash(),
                 files.get(n - 2).fileHash(), files.getLast().fileHash(), hash("no such file")));
         assertEquals(List.of(SCOPE), scopes.get(files.getFirst().fileHash()));
         assertEquals(java.util.Set.of(OTHER_SCOPE, SCOPE), java.util.Set.copyOf(scopes.get(files.get(n - 2).fileHash())));
@@ -352,7 +353,7 @@ abstract class IndexContractTest {
 
     @Test
     void sampledFilesAreRegisteredOnesEachWithAScopeThatReadsIt() throws Exception {
-        assertEquals(List.of(), index.sampleFiles(10, 1), "an empty index samples nothing");
+        assertEquals(List.of(), index.scans().sampleFiles(10, 1), "an empty index samples nothing");
         MerkleHash x = xorb("sample x");
         List<FileRecord> mine = new ArrayList<>();
         List<FileRecord> theirs = new ArrayList<>();
@@ -360,17 +361,17 @@ abstract class IndexContractTest {
         for (int i = 0; i < 20; i++) theirs.add(file("sample theirs " + i, null, x));
         assertTrue(index.registerShard(shard("sample s1", SCOPE, mine, List.of(), List.of())));
         assertTrue(index.registerShard(shard("sample s2", OTHER_SCOPE, theirs, List.of(), List.of())));
-        Map<MerkleHash, Map<String, Long>> before = Map.of(x, index.rowCounts());
-        List<Index.FileInScope> sample = index.sampleFiles(64, 7);
+        Map<MerkleHash, Map<String, Long>> before = Map.of(x, index.scans().rowCounts());
+        List<IndexScans.FileInScope> sample = index.scans().sampleFiles(64, 7);
         assertEquals(64, sample.size());
         Set<String> scopes = new HashSet<>();
-        for (Index.FileInScope f : sample) {
+        for (IndexScans.FileInScope f : sample) {
             assertTrue(index.file(f.file(), f.scope()).isPresent(), f + " is readable in its scope");
             scopes.add(f.scope());
         }
         assertEquals(Set.of(SCOPE, OTHER_SCOPE), scopes, "spread over the index, not its first rows");
-        assertEquals(sample, index.sampleFiles(64, 7), "the same seed samples the same files");
-        assertEquals(before, Map.of(x, index.rowCounts()), "sampling writes nothing");
+        assertEquals(sample, index.scans().sampleFiles(64, 7), "the same seed samples the same files");
+        assertEquals(before, Map.of(x, index.scans().rowCounts()), "sampling writes nothing");
     }
 
     @Test
@@ -442,7 +443,7 @@ abstract class IndexContractTest {
         assertTrue(index.registerShard(shard("s", SCOPE, List.of(), List.of(x1, x2),
                 List.of(dedup(chunk, x2), dedup(chunk, x1)))));
         assertEquals(List.of(x2, x1), hashes(index.dedup(chunk, null, 32)));
-        assertEquals(1L, index.rowCounts().get("dedup_chunks"));
+        assertEquals(1L, index.scans().rowCounts().get("dedup_chunks"));
     }
 
     @Test
@@ -452,15 +453,15 @@ abstract class IndexContractTest {
         refuseInserts("dedup_chunks");
         try {
             assertThrows(IndexException.class, () -> index.registerShard(commit));
-            assertEquals(counts(1, 0, 0, 0, 0, 0, 0), index.rowCounts());
+            assertEquals(counts(1, 0, 0, 0, 0, 0, 0), index.scans().rowCounts());
             assertFalse(index.hasShard(commit.shardHash()));
             assertThrows(IndexException.class, () -> index.registerShard(commit), "and again: still all or nothing");
-            assertEquals(counts(1, 0, 0, 0, 0, 0, 0), index.rowCounts());
+            assertEquals(counts(1, 0, 0, 0, 0, 0, 0), index.scans().rowCounts());
         } finally {
             allowInserts("dedup_chunks");
         }
         assertTrue(index.registerShard(commit));
-        assertEquals(counts(1, 1, 1, 1, 1, 1, 1), index.rowCounts());
+        assertEquals(counts(1, 1, 1, 1, 1, 1, 1), index.scans().rowCounts());
     }
 
     @Test
@@ -468,11 +469,11 @@ abstract class IndexContractTest {
         MerkleHash x = xorb("x");
         FileRecord f = file("f", hash("sha"), x);
         assertTrue(index.registerShard(shard("s", SCOPE, List.of(f), List.of(x), List.of(dedup(chunkOf("x", 1), x)))));
-        Map<String, Long> before = index.rowCounts();
+        Map<String, Long> before = index.scans().rowCounts();
         index.close();
         index = null;
         try (Index again = open()) {
-            assertEquals(before, again.rowCounts());
+            assertEquals(before, again.scans().rowCounts());
             assertSameFile(f, again.file(f.fileHash(), SCOPE).orElseThrow());
             assertEquals(List.of(x), hashes(again.dedup(chunkOf("x", 1), SCOPE, 8)));
             assertFalse(again.putXorb(x, chunks("x", 3), 1));
@@ -484,14 +485,14 @@ abstract class IndexContractTest {
     void aRegistrationNamingAXorbTheIndexDoesNotHoldCommitsNothing() throws Exception {
         MerkleHash stored = xorb("stored");
         MerkleHash gone = hash("collected meanwhile");
-        Map<String, Long> before = index.rowCounts();
+        Map<String, Long> before = index.scans().rowCounts();
         for (ShardCommit commit : List.of(
                 shard("terms", SCOPE, List.of(file("f", null, stored, gone)), List.of(stored), List.of()),
                 shard("listed", SCOPE, List.of(file("g", null, stored)), List.of(stored, gone), List.of()),
                 shard("dedup", SCOPE, List.of(), List.of(), List.of(dedup(chunkOf("stored", 0), gone))))) {
             MissingXorbsException e = assertThrows(MissingXorbsException.class, () -> index.registerShard(commit));
             assertTrue(e.getMessage().startsWith("1 of the "), e.getMessage());
-            assertEquals(before, index.rowCounts(), "nothing of " + commit.shardHash() + " was kept");
+            assertEquals(before, index.scans().rowCounts(), "nothing of " + commit.shardHash() + " was kept");
         }
         assertFalse(index.xorbListedIn(gone, SCOPE));
         assertEquals(List.of(), index.dedup(chunkOf("stored", 0), null, 8));

@@ -29,7 +29,7 @@ class PostgresCollectorLockTest {
                 IndexException running = assertThrows(IndexException.class, gc::collector);
                 assertTrue(running.getMessage().contains("of running openxet nodes (from "), running.getMessage());
                 assertTrue(running.getMessage().endsWith(": stop every node before gc"), running.getMessage());
-                assertEquals(List.of(), node.xorbHashes(), "the node still works");
+                assertEquals(List.of(), node.scans().xorbHashes(), "the node still works");
             }
 
             CompletableFuture<PostgresIndex> starting;
@@ -52,7 +52,7 @@ class PostgresCollectorLockTest {
             try (PostgresIndex started = starting.get(30, TimeUnit.SECONDS)) {
                 IndexException again = assertThrows(IndexException.class, gc::collector);
                 assertTrue(again.getMessage().contains("of running openxet nodes"), again.getMessage());
-                assertEquals(List.of(), started.xorbHashes());
+                assertEquals(List.of(), started.scans().xorbHashes());
             }
             try (Collector afterwards = gc.collector()) {
                 assertEquals(List.of(), afterwards.forgetUnusedXorbs(Long.MAX_VALUE), "the closed collector let the lock go");

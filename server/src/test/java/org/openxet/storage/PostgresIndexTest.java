@@ -123,8 +123,8 @@ class PostgresIndexTest {
             }
             assertEquals(n, trues(registered, n * racers, n), "every distinct shard is new");
 
-            Map<String, Long> counts = a.rowCounts();
-            assertEquals(b.rowCounts(), counts);
+            Map<String, Long> counts = a.scans().rowCounts();
+            assertEquals(b.scans().rowCounts(), counts);
             assertEquals(2L * n, counts.get("xorbs"));
             assertEquals(2L * n, counts.get("shards"));
             assertEquals(2L * n + n, counts.get("shard_scopes"), "identical shards: both scopes; distinct: one");
@@ -148,7 +148,7 @@ class PostgresIndexTest {
         List<PostgresIndex> nodes = race(opens);
         try {
             for (PostgresIndex node : nodes) {
-                assertEquals(0L, node.rowCounts().get("xorbs"));
+                assertEquals(0L, node.scans().rowCounts().get("xorbs"));
             }
             assertTrue(nodes.get(0).putXorb(hash("x"), chunks("x", 3), 1));
             assertTrue(nodes.get(3).hasXorb(hash("x")));
@@ -261,7 +261,7 @@ class PostgresIndexTest {
                 }
             }
             assertEquals(Map.of("xorbs", 1L, "shards", 0L, "shard_scopes", 0L, "shard_xorbs", 0L, "files", 0L,
-                    "file_scopes", 0L, "dedup_chunks", 0L), index.rowCounts());
+                    "file_scopes", 0L, "dedup_chunks", 0L), index.scans().rowCounts());
             assertTrue(index.registerShard(commit));
             assertTrue(index.file(hash("file f"), "user/repo").isPresent());
             assertTrue(index.putXorb(hash("y"), chunks("y", 3), 1));

@@ -67,13 +67,13 @@ class SqliteIndexTest {
             assertTrue(index.putXorb(xorb, oneChunk(chunk), 108));
             try (DiskFull full = DiskFull.on(db, "dedup_chunks")) {
                 assertThrows(IndexException.class, () -> index.registerShard(shard("a", xorb, chunk)));
-                assertNoShardRows(index.rowCounts());
+                assertNoShardRows(index.scans().rowCounts());
                 // The second failure is the one a broken writer gets wrong: it would write row by row in autocommit.
                 assertThrows(IndexException.class, () -> index.registerShard(shard("b", xorb, chunk)));
-                assertNoShardRows(index.rowCounts());
+                assertNoShardRows(index.scans().rowCounts());
             }
             assertTrue(index.registerShard(shard("b", xorb, chunk)));
-            Map<String, Long> counts = index.rowCounts();
+            Map<String, Long> counts = index.scans().rowCounts();
             for (String t : List.of("shards", "shard_scopes", "shard_xorbs", "files", "file_scopes", "dedup_chunks")) {
                 assertEquals(1L, counts.get(t), t + ": " + counts);
             }
@@ -92,10 +92,10 @@ class SqliteIndexTest {
             assertTrue(index.putXorb(xorb, oneChunk(chunk), 108));
             sql(db, "CREATE TRIGGER refuse BEFORE INSERT ON dedup_chunks BEGIN SELECT RAISE(ABORT, 'refused'); END");
             assertThrows(IndexException.class, () -> index.registerShard(shard("a", xorb, chunk)));
-            assertNoShardRows(index.rowCounts());
+            assertNoShardRows(index.scans().rowCounts());
             sql(db, "DROP TRIGGER refuse");
             assertTrue(index.registerShard(shard("a", xorb, chunk)));
-            assertEquals(1L, index.rowCounts().get("dedup_chunks"));
+            assertEquals(1L, index.scans().rowCounts().get("dedup_chunks"));
         }
     }
 

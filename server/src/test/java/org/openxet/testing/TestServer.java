@@ -121,7 +121,7 @@ public final class TestServer implements AutoCloseable {
     }
 
     public Map<String, Long> storedCounts() throws Exception {
-        Map<String, Long> counts = new HashMap<>(services.index().rowCounts());
+        Map<String, Long> counts = new HashMap<>(services.index().scans().rowCounts());
         counts.put("bucket.xorbs", (long) services.bucket().list("xorbs").size());
         counts.put("bucket.shards", (long) services.bucket().list("shards").size());
         return counts;
