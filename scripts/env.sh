@@ -68,6 +68,31 @@ JVM_NATIVE_ARGS=(--enable-native-access=ALL-UNNAMED "-Dopenxet.native.dir=$openx
 # smaller regions).
 JVM_SERVER_ARGS=(-XX:G1HeapRegionSize=8m -XX:MetaspaceSize=128m)
 
+# sqlite_native_ensure: sqlite-jdbc's native library, taken out of its jar once (beside the jar build) and named to the
+# JVM (-Dorg.sqlite.lib.path/name in JVM_NATIVE_ARGS). Left to itself, sqlite-jdbc runs `uname -o` (to tell Termux from
+# Linux) and copies its 1.1 MB library into /tmp at every start, ~90 ms of a node's start; and a process killed with
+# -9 leaves that copy behind, one per crash (docs/DESIGN.md, "Starting warm"). Only for the glibc Linux builds the jar
+# carries under a name this can tell from `uname -m`; anywhere else sqlite-jdbc finds its library as before. The jar is
+# the build's (server/target/libs) unless one is named (SqliteLibraryTest names its class path's).
+sqlite_native_ensure() {
+    local jar="${1:-}" arch dir tmp
+    [ -n "$jar" ] || jar=$(compgen -G "$openxet_root/server/target/libs/sqlite-jdbc-*.jar" | head -n 1)
+    arch=$(uname -m)
+    [ -n "$jar" ] && [ "$(uname -s)" = Linux ] && ! compgen -G "/lib/ld-musl-*" >/dev/null || return 0
+    case "$arch" in x86_64 | aarch64) ;; *) return 0 ;; esac
+    dir="$openxet_root/server/target/native/$(basename "$jar" .jar)-$arch"
+    if [ ! -f "$dir/libsqlitejdbc.so" ]; then
+        tmp=$(mkdir -p "$openxet_root/server/target" && mktemp -d "$openxet_root/server/target/native-XXXXXX") || return 0
+        if (cd "$tmp" && "$JAVA_HOME/bin/jar" xf "$jar" "org/sqlite/native/Linux/$arch/libsqlitejdbc.so") \
+            && [ -s "$tmp/org/sqlite/native/Linux/$arch/libsqlitejdbc.so" ] && mkdir -p "$dir"; then
+            mv -f "$tmp/org/sqlite/native/Linux/$arch/libsqlitejdbc.so" "$dir/libsqlitejdbc.so"
+        fi
+        rm -rf "$tmp"
+    fi
+    [ -f "$dir/libsqlitejdbc.so" ] && JVM_NATIVE_ARGS+=("-Dorg.sqlite.lib.path=$dir" "-Dorg.sqlite.lib.name=libsqlitejdbc.so")
+    return 0
+}
+
 # The server's AOT cache (JEP 483/514/515: the classes a training run loaded and linked, and its method profiles), made
 # like the jar: when missing or stale, by `openxet train-aot` under -XX:AOTCacheOutput. Its file name is a key of what
 # it was made from, the JDK and every jar of the class path, because the JVM does not notice a rebuilt jar itself:

@@ -34,6 +34,10 @@ final class ServerProcess {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
                 "-Dopenxet.native.dir=" + System.getProperty("openxet.native.dir", "")));
+        // sqlite-jdbc's library where ./openxet names it (scripts/env.sh, sqlite_native_ensure), when gates/run did.
+        for (String p : List.of("org.sqlite.lib.path", "org.sqlite.lib.name")) {
+            if (System.getProperty(p) != null) cmd.add("-D" + p + "=" + System.getProperty(p));
+        }
         // ./openxet's own JVM flags (gates/run passes them), then the gate's --server-opts, which win.
         String opts = System.getProperty("openxet.server.jvm", "") + " " + args.string("server-opts", "");
         for (String o : opts.trim().split("\\s+")) if (!o.isEmpty()) cmd.add(o);
