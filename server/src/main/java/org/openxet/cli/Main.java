@@ -3,17 +3,21 @@ package org.openxet.cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
+import java.util.List;
+
 /**
  * The {@code openxet} command line: the server and the tools users debug their uploads with, in one jar.
  * Exit codes: 0 success, 1 the input is invalid (a malformed xorb or shard, a hash mismatch), 2 usage errors.
  */
 @Command(name = "openxet", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
-        description = "A self-hostable Xet CAS server.",
-        subcommands = {CommandLine.HelpCommand.class, ServeCommand.class, TokenCommand.class, UserCommand.class, KeysCommand.class,
-                VersionCommand.class, HashCommand.class, XorbInfoCommand.class, ShardInfoCommand.class, GcCommand.class,
-                FsckCommand.class, RepairCommand.class, BackupCommand.class, IndexCommand.class,
-                TrainAotCommand.class})
+        description = "A self-hostable Xet CAS server.")
 public final class Main implements Runnable {
+    /** The subcommands, in the order {@code openxet --help} lists them. */
+    static final List<Class<?>> COMMANDS = List.of(CommandLine.HelpCommand.class, ServeCommand.class,
+            TokenCommand.class, UserCommand.class, KeysCommand.class, VersionCommand.class, HashCommand.class,
+            XorbInfoCommand.class, ShardInfoCommand.class, GcCommand.class, FsckCommand.class, RepairCommand.class,
+            BackupCommand.class, IndexCommand.class, TrainAotCommand.class);
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -38,6 +42,7 @@ public final class Main implements Runnable {
 
     public static int run(String... args) {
         CommandLine cli = new CommandLine(new Main());
+        for (Class<?> command : commandsFor(args)) cli.addSubcommand(command);
         addHelpOptions(cli);
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
             if (!isUsageError(e)) throw e;
@@ -47,6 +52,25 @@ public final class Main implements Runnable {
             return 2;
         });
         return cli.execute(args);
+    }
+
+    /**
+     * The subcommands a command line needs: the one it names, else (help, a misspelt name, none) all of them. Why not
+     * always all: picocli reads every command's annotations into its model when the command line is built, and its
+     * own classes are Java 5 bytecode, which the AOT cache cannot hold ("Old class has been linked"), so each start
+     * verifies and links them again. Each command modelled is start-up time, {@code serve}'s included
+     * (docs/DESIGN.md, "Starting warm").
+     */
+    static List<Class<?>> commandsFor(String... args) {
+        if (args.length > 0) {
+            for (Class<?> command : COMMANDS) {
+                if (command != CommandLine.HelpCommand.class
+                        && command.getAnnotation(Command.class).name().equals(args[0])) {
+                    return List.of(command);
+                }
+            }
+        }
+        return COMMANDS;
     }
 
     /** {@code -h}/{@code --help} on every subcommand, however deep, with the top level's own standard options. */

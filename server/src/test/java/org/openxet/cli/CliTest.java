@@ -80,6 +80,28 @@ class CliTest {
     }
 
     @Test
+    void aNamedCommandIsModelledAloneWhileHelpAndMisspeltNamesSeeEveryCommand() {
+        assertEquals(java.util.List.of(ServeCommand.class), Main.commandsFor("serve", "--data", "d"));
+        assertEquals(java.util.List.of(UserCommand.class), Main.commandsFor("user", "add"));
+        assertEquals(Main.COMMANDS, Main.commandsFor("help", "serve"));
+        assertEquals(Main.COMMANDS, Main.commandsFor("serv"));
+        assertEquals(Main.COMMANDS, Main.commandsFor("--help"));
+        assertEquals(Main.COMMANDS, Main.commandsFor());
+
+        Run help = run("--help");
+        assertEquals(0, help.exit());
+        for (String name : new String[]{"serve", "token", "user", "keys", "version", "gc", "fsck", "repair", "backup"}) {
+            assertTrue(help.out().contains("\n  " + name + " "), name + " missing from:\n" + help.out());
+        }
+        Run serveHelp = run("help", "serve");
+        assertEquals(0, serveHelp.exit());
+        assertTrue(serveHelp.out().startsWith("Usage: openxet serve "), serveHelp.out());
+        Run typo = run("serv");
+        assertEquals(2, typo.exit());
+        assertTrue(typo.err().contains("Did you mean: openxet serve"), typo.err());
+    }
+
+    @Test
     void hashPrintsTheXetCoreFileHash(@TempDir Path dir) throws Exception {
         for (String input : new String[]{"r3m", "empty", "r131073"}) {
             Path f = dir.resolve(input);
