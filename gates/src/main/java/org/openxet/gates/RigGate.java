@@ -93,8 +93,10 @@ final class RigGate {
                 r.put("write_p99_ms", Stats.r3(step.writes().getTotalCount() == 0 ? Double.NaN
                         : step.writes().getValueAtPercentile(99) / 1000.0));
                 Map<String, Object> classes = new LinkedHashMap<>();
-                step.readsByClass().forEach((c, n) -> classes.put(c.name().toLowerCase(Locale.ROOT), n));
+                step.readsByClass().forEach((c, h) -> classes.put(c.name().toLowerCase(Locale.ROOT), kind(h)));
+                classes.put("ranged", kind(step.rangedReads()));
                 r.put("reads_by_class", classes);
+                System.out.println("                 reads by class: " + Json.of(classes));
                 r.put("server_cpu_cores", Stats.r3(cpuSeconds / wall));
                 r.put("server_heap_bytes", (long) heap(m));
                 r.put("server_rss_bytes", rssBytes(server.pid()));
@@ -190,6 +192,18 @@ final class RigGate {
                 Stats.ms(s.ms(90)), Stats.ms(s.ms(99)), Stats.ms(s.ms(99.9)), Stats.ms(s.maxMs()),
                 s.writes().getTotalCount(), Stats.ms(s.writes().getTotalCount() == 0 ? Double.NaN
                         : s.writes().getValueAtPercentile(99) / 1000.0));
+    }
+
+    /** One kind of read's count and latencies. */
+    private static Map<String, Object> kind(Histogram h) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("n", h.getTotalCount());
+        if (h.getTotalCount() > 0) {
+            out.put("p50_ms", Stats.r3(h.getValueAtPercentile(50) / 1000.0));
+            out.put("p99_ms", Stats.r3(h.getValueAtPercentile(99) / 1000.0));
+            out.put("max_ms", Stats.r3(h.getMaxValue() / 1000.0));
+        }
+        return out;
     }
 
     /** The latency distribution as {percentile: ms} at fixed points, for the histogram plot. */

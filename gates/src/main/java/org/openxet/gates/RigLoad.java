@@ -46,8 +46,12 @@ final class RigLoad {
         }
     }
 
-    /** One rate step's outcome: reads and writes apart, and the reads by class of file. */
-    record Step(int rate, OpenLoop.Outcome outcome, Histogram reads, Histogram writes, Map<FileClass, Long> readsByClass) {
+    /**
+     * One rate step's outcome: reads and writes apart, the reads answered by class of file, and the ranged reads of
+     * every class (a p99 is made by its slowest 1 %, so which reads those are is worth seeing).
+     */
+    record Step(int rate, OpenLoop.Outcome outcome, Histogram reads, Histogram writes,
+                Map<FileClass, Histogram> readsByClass, Histogram rangedReads) {
         long sent() {
             return outcome.sent();
         }
@@ -104,13 +108,27 @@ final class RigLoad {
 
     /** {@code rate} requests a second for {@code seconds}, then a wait for the last answers. */
     Step run(int rate, int seconds) throws InterruptedException {
-        ConcurrentHistogram reads = OpenLoop.histogram();
+        // Reads recorded apart by class and by whole or ranged, summed after the step.
+        ConcurrentHistogram[][] byKind = new ConcurrentHistogram[FileClass.values().length][2];
+        for (ConcurrentHistogram[] kind : byKind) {
+            kind[0] = OpenLoop.histogram();
+            kind[1] = OpenLoop.histogram();
+        }
         ConcurrentHistogram writeLatency = OpenLoop.histogram();
-        AtomicLongArray byClass = new AtomicLongArray(FileClass.values().length);
-        OpenLoop.Outcome o = OpenLoop.run(rate, seconds, () -> next(reads, writeLatency, byClass));
-        Map<FileClass, Long> classes = new EnumMap<>(FileClass.class);
-        for (FileClass c : FileClass.values()) classes.put(c, byClass.get(c.ordinal()));
-        return new Step(rate, o, reads, writeLatency, classes);
+        OpenLoop.Outcome o = OpenLoop.run(rate, seconds,
+                () -> next((c, ranged) -> byKind[c.ordinal()][ranged ? 1 : 0], writeLatency));
+        Histogram reads = OpenLoop.histogram();
+        Histogram rangedReads = OpenLoop.histogram();
+        Map<FileClass, Histogram> classes = new EnumMap<>(FileClass.class);
+        for (FileClass c : FileClass.values()) {
+            Histogram h = OpenLoop.histogram();
+            h.add(byKind[c.ordinal()][0]);
+            h.add(byKind[c.ordinal()][1]);
+            rangedReads.add(byKind[c.ordinal()][1]);
+            reads.add(h);
+            classes.put(c, h);
+        }
+        return new Step(rate, o, reads, writeLatency, classes, rangedReads);
     }
 
     /**
@@ -130,11 +148,10 @@ final class RigLoad {
             writeLatency[w] = OpenLoop.histogram();
         }
         AtomicLongArray errors = new AtomicLongArray(seconds);
-        AtomicLongArray byClass = new AtomicLongArray(FileClass.values().length);
         long[] sequence = {0}; // the scheduling thread's alone
         OpenLoop.Outcome o = OpenLoop.run(rate, seconds, () -> {
             int w = (int) Math.min(seconds - 1, sequence[0]++ / rate);
-            OpenLoop.Request r = next(reads[w], writeLatency[w], byClass);
+            OpenLoop.Request r = next((c, ranged) -> reads[w], writeLatency[w]);
             return new OpenLoop.Request(() -> {
                 boolean good = r.send().getAsBoolean();
                 if (!good) errors.incrementAndGet(w);
@@ -144,8 +161,13 @@ final class RigLoad {
         return new Windows(o, reads, writeLatency, errors);
     }
 
+    /** Where a read of a file of class {@code c}, whole or ranged, records its latency. */
+    private interface ReadHistograms {
+        ConcurrentHistogram of(FileClass c, boolean ranged);
+    }
+
     /** The next request of the mix, drawn on the scheduling thread. */
-    private OpenLoop.Request next(ConcurrentHistogram reads, ConcurrentHistogram writeLatency, AtomicLongArray byClass) {
+    private OpenLoop.Request next(ReadHistograms reads, ConcurrentHistogram writeLatency) {
         if (random.nextDouble() < workload.writeShare()) {
             long w = writes.incrementAndGet();
             return new OpenLoop.Request(() -> write(w), writeLatency);
@@ -153,11 +175,11 @@ final class RigLoad {
         // Most reads draw from every file by popularity; the large share, from the large files alone.
         long file = largeZipf != null && random.nextDouble() < workload.largeShare()
                 ? large[largeZipf.sample() - 1] : fixture.fileOfRank(zipf.sample() - 1);
-        byClass.incrementAndGet(fixture.fileClass(file).ordinal());
         boolean v1 = random.nextDouble() < workload.v1Share();
         boolean ranged = random.nextDouble() < workload.rangeShare();
         long rangeSeed = random.nextLong();
-        return new OpenLoop.Request(() -> read(file, v1, ranged ? rangeSeed : null), reads);
+        return new OpenLoop.Request(() -> read(file, v1, ranged ? rangeSeed : null),
+                reads.of(fixture.fileClass(file), ranged));
     }
 
     /** One reconstruction; {@code rangeSeed} non-null asks for a random range of the file. */
