@@ -2,6 +2,7 @@ package org.openxet.storage;
 
 import org.openxet.protocol.MerkleHash;
 import org.openxet.protocol.xorb.ChunkTable;
+import org.openxet.storage.SqliteStatements.Lent;
 import org.sqlite.SQLiteConfig;
 
 import java.io.IOException;
@@ -23,6 +24,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -38,6 +40,8 @@ public final class SqliteIndex implements Index {
     private boolean closed;
     private final BlockingQueue<Connection> readers;
     private final List<Connection> readerConnections = new ArrayList<>();
+    /** Each open connection's kept statements (readers' from the start, the writer's from its opening). */
+    private final Map<Connection, SqliteStatements> statements = new ConcurrentHashMap<>();
     private final BucketRepos bucketRepos = new JdbcBucketRepos(new JdbcBucketRepos.Transactions() {
         @Override
         public <T> T read(JdbcBucketRepos.Work<T> work) throws IndexException {
@@ -60,10 +64,12 @@ public final class SqliteIndex implements Index {
             OwnerOnly.restrict(file);
             Migrations.apply(writer, "sqlite", Migrations.SQLITE);
             writer.setAutoCommit(false);
+            statements.put(writer, new SqliteStatements(writer));
             readers = new ArrayBlockingQueue<>(readerCount);
             for (int i = 0; i < readerCount; i++) {
                 Connection c = open(url, true);
                 readerConnections.add(c);
+                statements.put(c, new SqliteStatements(c));
                 readers.add(c);
             }
         } catch (SQLException | IOException e) {
@@ -117,7 +123,13 @@ public final class SqliteIndex implements Index {
             c.close();
             throw e;
         }
+        statements.put(c, new SqliteStatements(c));
         return c;
+    }
+
+    /** {@code c}'s kept statement for {@code sql} (c is a reader taken from the pool, or the writer under its lock). */
+    private Lent lend(Connection c, String sql) throws SQLException {
+        return statements.get(c).lend(sql);
     }
 
     /** A read-only unit of work on a pooled connection. */
@@ -176,6 +188,7 @@ public final class SqliteIndex implements Index {
     private void discardWriter(Throwable cause) {
         Connection c = writer;
         writer = null;
+        statements.remove(c);
         try {
             c.close();
         } catch (SQLException suppressed) {
@@ -200,7 +213,8 @@ public final class SqliteIndex implements Index {
     @Override
     public boolean hasXorb(MerkleHash hash) throws IndexException {
         return read(c -> {
-            try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM xorbs WHERE hash = ? AND quarantined_at IS NULL")) {
+            try (Lent kept = lend(c, "SELECT 1 FROM xorbs WHERE hash = ? AND quarantined_at IS NULL")) {
+                PreparedStatement p = kept.statement();
                 p.setBytes(1, hash.toBytes());
                 try (ResultSet r = p.executeQuery()) {
                     return r.next();
@@ -212,9 +226,10 @@ public final class SqliteIndex implements Index {
     @Override
     public boolean xorbListedIn(MerkleHash hash, String scope) throws IndexException {
         return read(c -> {
-            try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM xorbs x JOIN shard_xorbs sx ON sx.xorb_id = x.id "
+            try (Lent kept = lend(c, "SELECT 1 FROM xorbs x JOIN shard_xorbs sx ON sx.xorb_id = x.id "
                     + "JOIN shard_scopes s ON s.shard_id = sx.shard_id AND s.scope = ? WHERE x.hash = ? AND x.quarantined_at IS NULL"
                     + " LIMIT 1")) {
+                PreparedStatement p = kept.statement();
                 p.setString(1, scope);
                 p.setBytes(2, hash.toBytes());
                 try (ResultSet r = p.executeQuery()) {
@@ -233,8 +248,9 @@ public final class SqliteIndex implements Index {
     public Map<MerkleHash, XorbLayout> xorbs(Collection<MerkleHash> hashes) throws IndexException {
         return read(c -> {
             Map<MerkleHash, XorbLayout> out = new HashMap<>();
-            try (PreparedStatement p = c.prepareStatement(
+            try (Lent kept = lend(c,
                     "SELECT chunk_count, chunk_hashes, layout, stored_bytes FROM xorbs WHERE hash = ? AND quarantined_at IS NULL")) {
+                PreparedStatement p = kept.statement();
                 for (MerkleHash h : hashes) {
                     if (out.containsKey(h)) continue;
                     p.setBytes(1, h.toBytes());
@@ -256,11 +272,12 @@ public final class SqliteIndex implements Index {
     @Override
     public boolean putXorb(MerkleHash hash, ChunkTable chunks, long storedBytes) throws IndexException {
         return write(c -> {
-            try (PreparedStatement p = c.prepareStatement("INSERT INTO xorbs (hash, chunk_count, unpacked_bytes, "
+            try (Lent kept = lend(c, "INSERT INTO xorbs (hash, chunk_count, unpacked_bytes, "
                     + "stored_bytes, chunk_hashes, layout, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO UPDATE SET "
                     // A quarantined xorb comes back only in the layout its files' byte ranges were resolved against.
                     + "quarantined_at = NULL, created_at = excluded.created_at WHERE xorbs.quarantined_at IS NOT NULL "
                     + "AND xorbs.layout = excluded.layout AND xorbs.chunk_hashes = excluded.chunk_hashes")) {
+                PreparedStatement p = kept.statement();
                 p.setBytes(1, hash.toBytes());
                 p.setInt(2, chunks.count());
                 p.setLong(3, chunks.unpackedBytes());
@@ -274,9 +291,10 @@ public final class SqliteIndex implements Index {
     }
 
     /** Inside a registration's transaction (the one writer): every named xorb has its row. */
-    private static void requireXorbs(Connection c, Set<MerkleHash> named) throws SQLException {
+    private void requireXorbs(Connection c, Set<MerkleHash> named) throws SQLException {
         int missing = 0;
-        try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM xorbs WHERE hash = ? AND quarantined_at IS NULL")) {
+        try (Lent kept = lend(c, "SELECT 1 FROM xorbs WHERE hash = ? AND quarantined_at IS NULL")) {
+            PreparedStatement p = kept.statement();
             for (MerkleHash h : named) {
                 p.setBytes(1, h.toBytes());
                 try (ResultSet r = p.executeQuery()) {
@@ -292,7 +310,8 @@ public final class SqliteIndex implements Index {
     @Override
     public void renewXorb(MerkleHash hash, long nowSeconds) throws IndexException {
         write(c -> {
-            try (PreparedStatement p = c.prepareStatement("UPDATE xorbs SET created_at = ? WHERE hash = ? AND created_at < ?")) {
+            try (Lent kept = lend(c, "UPDATE xorbs SET created_at = ? WHERE hash = ? AND created_at < ?")) {
+                PreparedStatement p = kept.statement();
                 p.setLong(1, nowSeconds);
                 p.setBytes(2, hash.toBytes());
                 p.setLong(3, nowSeconds - RENEW_AFTER_SECONDS);
@@ -304,7 +323,8 @@ public final class SqliteIndex implements Index {
     @Override
     public boolean hasShard(MerkleHash shardHash) throws IndexException {
         return read(c -> {
-            try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM shards WHERE hash = ?")) {
+            try (Lent kept = lend(c, "SELECT 1 FROM shards WHERE hash = ?")) {
+                PreparedStatement p = kept.statement();
                 p.setBytes(1, shardHash.toBytes());
                 try (ResultSet r = p.executeQuery()) {
                     return r.next();
@@ -318,27 +338,31 @@ public final class SqliteIndex implements Index {
         return write(c -> {
             long t = now();
             boolean inserted;
-            try (PreparedStatement p = c.prepareStatement("INSERT INTO shards (hash, stored_bytes, created_at) "
+            try (Lent kept = lend(c, "INSERT INTO shards (hash, stored_bytes, created_at) "
                     + "VALUES (?, ?, ?) ON CONFLICT (hash) DO NOTHING")) {
+                PreparedStatement p = kept.statement();
                 p.setBytes(1, commit.shardHash().toBytes());
                 p.setLong(2, commit.storedBytes());
                 p.setLong(3, t);
                 inserted = p.executeUpdate() == 1;
             }
             long shardId = idOf(c, "shards", commit.shardHash());
-            try (PreparedStatement p = c.prepareStatement(
+            try (Lent kept = lend(c,
                     "INSERT INTO shard_scopes (shard_id, scope) VALUES (?, ?) ON CONFLICT DO NOTHING")) {
+                PreparedStatement p = kept.statement();
                 p.setLong(1, shardId);
                 p.setString(2, commit.scope());
                 p.executeUpdate();
             }
-            try (PreparedStatement upsert = c.prepareStatement("INSERT INTO files (hash, size, term_count, xorb_refs, "
+            try (Lent kept = lend(c, "INSERT INTO files (hash, size, term_count, xorb_refs, "
                     + "terms, sha256, shard_id, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hash) DO UPDATE SET "
                     + "size = excluded.size, term_count = excluded.term_count, xorb_refs = excluded.xorb_refs, "
                     + "terms = excluded.terms, sha256 = coalesce(excluded.sha256, files.sha256), "
                     + "shard_id = excluded.shard_id, updated_at = excluded.updated_at RETURNING id");
-                 PreparedStatement scope = c.prepareStatement(
+                 Lent keptScope = lend(c,
                          "INSERT INTO file_scopes (scope, file_id) VALUES (?, ?) ON CONFLICT DO NOTHING")) {
+                PreparedStatement upsert = kept.statement();
+                PreparedStatement scope = keptScope.statement();
                 for (FileRecord f : commit.files()) {
                     long fileId;
                     if (inserted) {
@@ -366,16 +390,18 @@ public final class SqliteIndex implements Index {
                 return false;
             }
             requireXorbs(c, commit.namedXorbs());
-            try (PreparedStatement p = c.prepareStatement("INSERT INTO shard_xorbs (shard_id, xorb_id) "
+            try (Lent kept = lend(c, "INSERT INTO shard_xorbs (shard_id, xorb_id) "
                     + "SELECT ?, id FROM xorbs WHERE hash = ? ON CONFLICT DO NOTHING")) {
+                PreparedStatement p = kept.statement();
                 for (MerkleHash x : commit.listedXorbs()) {
                     p.setLong(1, shardId);
                     p.setBytes(2, x.toBytes());
                     p.executeUpdate();
                 }
             }
-            try (PreparedStatement p = c.prepareStatement("INSERT INTO dedup_chunks (chunk_hash, shard_id, xorb_id) "
+            try (Lent kept = lend(c, "INSERT INTO dedup_chunks (chunk_hash, shard_id, xorb_id) "
                     + "SELECT ?, ?, id FROM xorbs WHERE hash = ? ON CONFLICT DO NOTHING")) {
+                PreparedStatement p = kept.statement();
                 for (ShardCommit.DedupChunk d : commit.dedupChunks()) {
                     p.setBytes(1, d.chunkHash().toBytes());
                     p.setLong(2, shardId);
@@ -387,8 +413,9 @@ public final class SqliteIndex implements Index {
         });
     }
 
-    private static long idOf(Connection c, String table, MerkleHash hash) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement("SELECT id FROM " + table + " WHERE hash = ?")) {
+    private long idOf(Connection c, String table, MerkleHash hash) throws SQLException {
+        try (Lent kept = lend(c, "SELECT id FROM " + table + " WHERE hash = ?")) {
+            PreparedStatement p = kept.statement();
             p.setBytes(1, hash.toBytes());
             try (ResultSet r = p.executeQuery()) {
                 if (!r.next()) throw new SQLException(table + " row " + hash + " vanished inside its transaction");
@@ -400,8 +427,9 @@ public final class SqliteIndex implements Index {
     @Override
     public Optional<FileRecord> file(MerkleHash fileHash, String scope) throws IndexException {
         return read(c -> {
-            try (PreparedStatement p = c.prepareStatement("SELECT f.size, f.sha256, f.xorb_refs, f.terms "
+            try (Lent kept = lend(c, "SELECT f.size, f.sha256, f.xorb_refs, f.terms "
                     + "FROM files f JOIN file_scopes s ON s.file_id = f.id AND s.scope = ? WHERE f.hash = ?")) {
+                PreparedStatement p = kept.statement();
                 p.setString(1, scope);
                 p.setBytes(2, fileHash.toBytes());
                 try (ResultSet r = p.executeQuery()) {
@@ -422,7 +450,8 @@ public final class SqliteIndex implements Index {
                     + "AND s.scope = ? WHERE d.chunk_hash = ? ORDER BY d.shard_id DESC LIMIT 1";
             long shardId;
             long xorbId;
-            try (PreparedStatement p = c.prepareStatement(sql)) {
+            try (Lent kept = lend(c, sql)) {
+                PreparedStatement p = kept.statement();
                 int i = 1;
                 if (scope != null) p.setString(i++, scope);
                 p.setBytes(i, chunkHash.toBytes());
@@ -433,12 +462,13 @@ public final class SqliteIndex implements Index {
                 }
             }
             Map<Long, XorbLayout> out = new LinkedHashMap<>();
-            try (PreparedStatement p = c.prepareStatement(
+            try (Lent kept = lend(c,
                     "SELECT id, hash, chunk_count, chunk_hashes, layout, stored_bytes FROM xorbs WHERE id = ?"
                             + " AND quarantined_at IS NULL UNION ALL "
                             + "SELECT * FROM (SELECT x.id, x.hash, x.chunk_count, x.chunk_hashes, x.layout, x.stored_bytes "
                             + "FROM shard_xorbs sx JOIN xorbs x ON x.id = sx.xorb_id WHERE sx.shard_id = ? AND x.id <> ?"
                             + " AND x.quarantined_at IS NULL LIMIT ?)")) {
+                PreparedStatement p = kept.statement();
                 p.setLong(1, xorbId);
                 p.setLong(2, shardId);
                 p.setLong(3, xorbId);
@@ -457,8 +487,9 @@ public final class SqliteIndex implements Index {
     @Override
     public boolean quarantineXorb(MerkleHash hash, long nowSeconds) throws IndexException {
         return write(c -> {
-            try (PreparedStatement p = c.prepareStatement("UPDATE xorbs SET quarantined_at = ? WHERE hash = ?"
+            try (Lent kept = lend(c, "UPDATE xorbs SET quarantined_at = ? WHERE hash = ?"
                     + " AND quarantined_at IS NULL")) {
+                PreparedStatement p = kept.statement();
                 p.setLong(1, nowSeconds);
                 p.setBytes(2, hash.toBytes());
                 return p.executeUpdate() == 1;

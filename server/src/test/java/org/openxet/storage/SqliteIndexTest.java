@@ -118,4 +118,33 @@ class SqliteIndexTest {
             assertEquals(now, gc.unusedXorbs(now + 3600).get(0).registeredAt());
         }
     }
+
+    /**
+     * Statements are kept per connection (SqliteStatements), so a kept read must neither see an old snapshot nor hold
+     * one: one reader connection reads a file before and after a registration, and between reads nothing it did keeps
+     * the WAL from being checkpointed to its end.
+     */
+    @Test
+    void aKeptReadStatementSeesEachCommitAndHoldsNoReadOpen() throws Exception {
+        Path db = dir.resolve("index.sqlite");
+        MerkleHash chunk = hash("chunk");
+        MerkleHash xorb = hash("xorb");
+        try (SqliteIndex index = new SqliteIndex(db, 1)) {
+            assertTrue(index.putXorb(xorb, oneChunk(chunk), 108));
+            assertTrue(index.file(hash("file a"), "user/repo").isEmpty());
+            assertTrue(index.xorbs(List.of(xorb)).containsKey(xorb));
+            assertTrue(index.registerShard(shard("a", xorb, chunk)));
+            assertEquals(100, index.file(hash("file a"), "user/repo").orElseThrow().size());
+            assertTrue(index.registerShard(shard("b", xorb, chunk)));
+            assertTrue(index.file(hash("file b"), "other/repo").isEmpty());
+            // The last read finds its row and stops there: only closing its result set ends that read.
+            assertEquals(100, index.file(hash("file b"), "user/repo").orElseThrow().size());
+            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
+                 Statement s = c.createStatement();
+                 java.sql.ResultSet r = s.executeQuery("PRAGMA wal_checkpoint(TRUNCATE)")) {
+                assertTrue(r.next());
+                assertEquals(0, r.getInt(1), "the checkpoint was blocked: a kept statement still holds a read");
+            }
+        }
+    }
 }
