@@ -16,11 +16,12 @@ import org.openxet.protocol.XetHashes;
 import org.openxet.protocol.xorb.ChunkTable;
 import org.openxet.storage.BulkLoader;
 import org.openxet.storage.FileRecord;
-import org.openxet.storage.SqliteIndex;
 import org.openxet.storage.ShardCommit;
+import org.openxet.storage.SqliteIndex;
 import org.openxet.storage.XorbLayout;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -77,7 +78,7 @@ public class IndexLookupBench {
             load.flush();
         }
         index = new SqliteIndex(db, 4);
-        for (int i = 0; i < files; i++) file(); // every page once through the OS page cache and the readers
+        for (int i = 0; i < files; i++) file(); // as many lookups as files first: the page caches warm
     }
 
     @TearDown(Level.Trial)
@@ -143,7 +144,7 @@ public class IndexLookupBench {
     }
 
     private static MerkleHash hash(String kind, long n) {
-        byte[] b = (kind + " " + n).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] b = (kind + " " + n).getBytes(StandardCharsets.US_ASCII);
         return XetHashes.chunkHash(b, 0, b.length);
     }
 }
