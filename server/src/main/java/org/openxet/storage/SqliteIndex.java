@@ -40,7 +40,7 @@ public final class SqliteIndex implements Index {
     private boolean closed;
     private final BlockingQueue<Connection> readers;
     private final List<Connection> readerConnections = new ArrayList<>();
-    /** Each open connection's kept statements (readers' from the start, the writer's from its opening). */
+    /** Each open connection's kept statements, made at its first kept statement; a discarded writer's go with it. */
     private final Map<Connection, SqliteStatements> statements = new ConcurrentHashMap<>();
     private final BucketRepos bucketRepos = new JdbcBucketRepos(new JdbcBucketRepos.Transactions() {
         @Override
@@ -64,12 +64,10 @@ public final class SqliteIndex implements Index {
             OwnerOnly.restrict(file);
             Migrations.apply(writer, "sqlite", Migrations.SQLITE);
             writer.setAutoCommit(false);
-            statements.put(writer, new SqliteStatements(writer));
             readers = new ArrayBlockingQueue<>(readerCount);
             for (int i = 0; i < readerCount; i++) {
                 Connection c = open(url, true);
                 readerConnections.add(c);
-                statements.put(c, new SqliteStatements(c));
                 readers.add(c);
             }
         } catch (SQLException | IOException e) {
@@ -123,13 +121,12 @@ public final class SqliteIndex implements Index {
             c.close();
             throw e;
         }
-        statements.put(c, new SqliteStatements(c));
         return c;
     }
 
     /** {@code c}'s kept statement for {@code sql} (c is a reader taken from the pool, or the writer under its lock). */
     private Lent lend(Connection c, String sql) throws SQLException {
-        return statements.get(c).lend(sql);
+        return statements.computeIfAbsent(c, SqliteStatements::new).lend(sql);
     }
 
     /** A read-only unit of work on a pooled connection. */

@@ -8,8 +8,8 @@ import java.util.Map;
 
 /**
  * One SQLite connection's prepared statements, kept for the connection's life. Preparing a statement (SQLite parses
- * and plans its text, sqlite-jdbc builds its wrapper) was a third of a file lookup's CPU and a tenth of the server's
- * at 2,000 requests a second (docs/BENCHMARKS.md, "Kept SQLite statements"). A kept statement is used by one thread
+ * and plans its text, sqlite-jdbc builds its wrapper) was a third of a file lookup's CPU and 8.7 % of the server's
+ * at 2,000 requests a second (docs/BENCHMARKS.md, "Index lookups: kept SQLite statements"). A kept statement is used by one thread
  * at a time, as its connection is, and its user never closes it: closing the result set resets the statement, which
  * ends the read it was part of, and closing the {@link Lent} clears its parameters.
  */
