@@ -79,15 +79,18 @@ final class RigGate {
             for (int rate : rates) {
                 Thread.sleep(2000); // let the previous step's stragglers and GC settle
                 long cpu0 = cpuTicks(server.pid());
+                GcFigures gc0 = GcFigures.of(scrape(port));
                 long t0 = System.nanoTime();
                 RigLoad.Step step = load.run(rate, seconds);
                 double cpuSeconds = (cpuTicks(server.pid()) - cpu0) / 100.0;
                 double wall = (System.nanoTime() - t0) / 1e9;
                 Map<String, Double> m = scrape(port);
+                GcFigures gc = GcFigures.of(m).since(gc0);
                 System.out.printf(Locale.ROOT,
                         "rate      %5d/s: %s; server CPU %.2f cores, heap %.0f MB, RSS %.0f MB (%.0f MB of it anonymous)%n",
                         rate, line(step), cpuSeconds / wall, heap(m) / 1e6, rssBytes(server.pid()) / 1e6,
                         rssAnonBytes(server.pid()) / 1e6);
+                System.out.println("                 server GC: " + gc.describe());
                 Map<String, Object> r = OpenLoop.figures(step.outcome(), step.reads());
                 r.put("writes", step.writes().getTotalCount());
                 r.put("write_p99_ms", Stats.r3(step.writes().getTotalCount() == 0 ? Double.NaN
@@ -99,6 +102,9 @@ final class RigGate {
                 System.out.println("                 reads by class: " + Json.of(classes));
                 r.put("server_cpu_cores", Stats.r3(cpuSeconds / wall));
                 r.put("server_heap_bytes", (long) heap(m));
+                r.put("server_gc_pauses", gc.pauses());
+                r.put("server_gc_pause_ms", Stats.r3(gc.pauseSeconds() * 1000));
+                r.put("server_gc_promoted_bytes", gc.promotedBytes());
                 r.put("server_rss_bytes", rssBytes(server.pid()));
                 r.put("server_rss_anon_bytes", rssAnonBytes(server.pid()));
                 perRate.put(Integer.toString(rate), r);
@@ -235,6 +241,36 @@ final class RigGate {
             if (e.getKey().startsWith("jvm_memory_used_bytes{area=\"heap\"")) heap += e.getValue();
         }
         return heap;
+    }
+
+    /**
+     * The server's collector pauses and the bytes its young collections promoted, from its /metrics (Micrometer's
+     * JVM GC binder), or their difference over a step. Promotion shows what outlives young collections: a stream of it
+     * makes young pauses grow with every step (docs/BENCHMARKS.md, "Young collections and uploads").
+     */
+    record GcFigures(long pauses, double pauseSeconds, long promotedBytes) {
+        static GcFigures of(Map<String, Double> m) {
+            return new GcFigures((long) sum(m, "jvm_gc_pause_seconds_count"), sum(m, "jvm_gc_pause_seconds_sum"),
+                    (long) sum(m, "jvm_gc_memory_promoted_bytes_total"));
+        }
+
+        GcFigures since(GcFigures before) {
+            return new GcFigures(pauses - before.pauses, pauseSeconds - before.pauseSeconds,
+                    promotedBytes - before.promotedBytes);
+        }
+
+        String describe() {
+            return String.format(Locale.ROOT, "%d pauses, %.0f ms in all (mean %.1f ms), %.0f MB promoted", pauses,
+                    pauseSeconds * 1000, pauses == 0 ? 0.0 : pauseSeconds * 1000 / pauses, promotedBytes / 1e6);
+        }
+
+        private static double sum(Map<String, Double> m, String name) {
+            double total = 0;
+            for (Map.Entry<String, Double> e : m.entrySet()) {
+                if (e.getKey().equals(name) || e.getKey().startsWith(name + "{")) total += e.getValue();
+            }
+            return total;
+        }
     }
 
     /** utime + stime of a process in clock ticks (USER_HZ, 100 on Linux). */
