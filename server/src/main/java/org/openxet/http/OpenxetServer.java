@@ -1,11 +1,15 @@
 package org.openxet.http;
 
 import com.sun.management.UnixOperatingSystemMXBean;
+import io.helidon.http.Headers;
+import io.helidon.http.HttpPrologue;
+import io.helidon.webserver.ConnectionContext;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.accesslog.AccessLogEntry;
 import io.helidon.webserver.accesslog.AccessLogFeature;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http1.Http1Config;
+import io.helidon.webserver.http1.Http1ConnectionListener;
 import org.openxet.service.Services;
 import org.openxet.service.SignedUrls;
 
@@ -99,7 +103,7 @@ public final class OpenxetServer {
                 // ReconstructionJson.MAX_RANGES_TEXT (7 KiB) of granted ranges, past Helidon's default of 4 KiB, which
                 // answered 414 to a file using one xorb in a few hundred scattered places. The batch query's ids too.
                 .maxPrologueLength(MAX_REQUEST_LINE)
-                .addReceiveListener(guard.headListener())
+                .addReceiveListener(receiving(guard.headListener(), new ReadListTrim()))
                 .build();
         WebServer server = WebServer.builder()
                 .host(config.host())
@@ -134,6 +138,26 @@ public final class OpenxetServer {
                 .routing(r -> routing(r, services))
                 .build();
         return server.start();
+    }
+
+    /**
+     * One receive listener that hands each request's prologue and headers to {@code listeners} in order. Helidon 4.5
+     * must be given a single one: it joins several into a listener that passes nothing on (its
+     * {@code Http1ConnectionListenerUtil.ListFrameListener} overrides no method), which silently switched off the head
+     * deadline when a second listener was added.
+     */
+    static Http1ConnectionListener receiving(Http1ConnectionListener... listeners) {
+        return new Http1ConnectionListener() {
+            @Override
+            public void prologue(ConnectionContext ctx, HttpPrologue prologue) {
+                for (Http1ConnectionListener l : listeners) l.prologue(ctx, prologue);
+            }
+
+            @Override
+            public void headers(ConnectionContext ctx, Headers headers) {
+                for (Http1ConnectionListener l : listeners) l.headers(ctx, headers);
+            }
+        };
     }
 
     /** How often {@link #exitWhenListenerStops} checks that the listening socket still takes connections. */
