@@ -96,8 +96,10 @@ final class ReadListTrim implements Http1ConnectionListener {
         Object fresh;
         try {
             fresh = (Object) NEW_NODE.invokeExact(reader, (byte[]) BYTES.get(head));
+        } catch (RuntimeException | Error e) {
+            throw e;
         } catch (Throwable e) {
-            throw new IllegalStateException("a read list node could not be made", e);
+            throw new IllegalStateException("a read list node could not be made", e); // the constructor declares none
         }
         POSITION.set(fresh, (int) POSITION.get(head));
         NEXT.set(fresh, NEXT.get(head));
