@@ -93,8 +93,7 @@ final class RigGate {
                 System.out.println("                 server GC: " + gc.describe());
                 Map<String, Object> r = OpenLoop.figures(step.outcome(), step.reads());
                 r.put("writes", step.writes().getTotalCount());
-                r.put("write_p99_ms", Stats.r3(step.writes().getTotalCount() == 0 ? Double.NaN
-                        : step.writes().getValueAtPercentile(99) / 1000.0));
+                r.put("write_p99_ms", Stats.r3(OpenLoop.ms(step.writes(), 99)));
                 Map<String, Object> classes = new LinkedHashMap<>();
                 step.readsByClass().forEach((c, h) -> classes.put(c.name().toLowerCase(Locale.ROOT), kind(h)));
                 classes.put("ranged", kind(step.rangedReads()));
@@ -196,8 +195,7 @@ final class RigGate {
         return String.format(Locale.ROOT, "sent %,d errors %d achieved %.1f/s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s"
                         + "  (writes %d, p99 %s)", s.sent(), s.errors(), s.achieved(), Stats.ms(s.ms(50)),
                 Stats.ms(s.ms(90)), Stats.ms(s.ms(99)), Stats.ms(s.ms(99.9)), Stats.ms(s.maxMs()),
-                s.writes().getTotalCount(), Stats.ms(s.writes().getTotalCount() == 0 ? Double.NaN
-                        : s.writes().getValueAtPercentile(99) / 1000.0));
+                s.writes().getTotalCount(), Stats.ms(OpenLoop.ms(s.writes(), 99)));
     }
 
     /** One kind of read's count and latencies. */
@@ -205,9 +203,9 @@ final class RigGate {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("n", h.getTotalCount());
         if (h.getTotalCount() > 0) {
-            out.put("p50_ms", Stats.r3(h.getValueAtPercentile(50) / 1000.0));
-            out.put("p99_ms", Stats.r3(h.getValueAtPercentile(99) / 1000.0));
-            out.put("max_ms", Stats.r3(h.getMaxValue() / 1000.0));
+            out.put("p50_ms", Stats.r3(OpenLoop.ms(h, 50)));
+            out.put("p99_ms", Stats.r3(OpenLoop.ms(h, 99)));
+            out.put("max_ms", Stats.r3(OpenLoop.maxMs(h)));
         }
         return out;
     }
