@@ -9,9 +9,8 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.SocketTimeoutException;
 import java.util.Arrays;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
@@ -236,11 +235,26 @@ public final class Bodies {
     }
 
     /** One daemon thread checks every body read in progress. */
-    private static final ScheduledExecutorService STALLS = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "openxet-body-stalls");
-        t.setDaemon(true);
-        return t;
-    });
+    private static final ScheduledThreadPoolExecutor STALLS = stallChecker();
+
+    private static ScheduledThreadPoolExecutor stallChecker() {
+        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "openxet-body-stalls");
+            t.setDaemon(true);
+            return t;
+        });
+        // A finished read cancels its check: taken out of the queue at once. Left there until its next run (up to
+        // upload.window / 4, 5 s by default), each upload's check and the reader thread it holds stayed reachable
+        // that long: a thousand or more finished reads' objects at a few hundred uploads a second, copied by every
+        // young collection meanwhile (ReadListTrim, BENCHMARKS "Young collections and uploads").
+        e.setRemoveOnCancelPolicy(true);
+        return e;
+    }
+
+    /** Stall checks scheduled and not yet cancelled: one per body read in progress. */
+    static int pendingStallChecks() {
+        return STALLS.getQueue().size();
+    }
 
     /** The one buffer a discarded body passes through. */
     static final int DISCARD_BUFFER = 8 * 1024;

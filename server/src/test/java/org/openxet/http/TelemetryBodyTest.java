@@ -71,6 +71,26 @@ class TelemetryBodyTest {
         }
     }
 
+    /**
+     * Every body read schedules a stall check (upload.window / 4 apart, 5 s by default) and cancels it when the read
+     * ends; a cancelled check leaves the queue at once instead of staying there, with its reader thread, until its
+     * next run. The queue is shared by every server in this JVM, so the count is taken relative to before.
+     */
+    @Test
+    void aFinishedBodyReadLeavesNoStallCheckQueued() throws Exception {
+        int before = Bodies.pendingStallChecks();
+        for (int i = 0; i < 100; i++) {
+            assertEquals(200, server.post("/v1/telemetry", read, "{}".getBytes(StandardCharsets.UTF_8)).statusCode());
+        }
+        // Each answer follows its read, so none of these 100 is in progress.
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        while (Bodies.pendingStallChecks() > before && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertTrue(Bodies.pendingStallChecks() <= before,
+                Bodies.pendingStallChecks() + " stall checks queued, " + before + " before 100 finished reads");
+    }
+
     @Test
     void bodiesOverTheCapAre413AndAtTheCapAre200() throws Exception {
         String over;
