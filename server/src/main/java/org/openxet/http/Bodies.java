@@ -234,22 +234,12 @@ public final class Bodies {
         }
     }
 
-    /** One daemon thread checks every body read in progress. */
-    private static final ScheduledThreadPoolExecutor STALLS = stallChecker();
-
-    private static ScheduledThreadPoolExecutor stallChecker() {
-        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "openxet-body-stalls");
-            t.setDaemon(true);
-            return t;
-        });
-        // A finished read cancels its check: taken out of the queue at once. Left there until its next run (up to
-        // upload.window / 4, 5 s by default), each upload's check and the reader thread it holds stayed reachable
-        // that long: a thousand or more finished reads' objects at a few hundred uploads a second, copied by every
-        // young collection meanwhile (ReadListTrim, BENCHMARKS "Young collections and uploads").
-        e.setRemoveOnCancelPolicy(true);
-        return e;
-    }
+    /**
+     * One daemon thread checks every body read in progress. A finished read's cancelled check leaves its queue at once
+     * ({@link Timers}): left until its next run (up to upload.window / 4, 5 s by default), each check and the reader
+     * thread it holds stayed reachable that long, a thousand or more finished reads at a few hundred uploads a second.
+     */
+    private static final ScheduledThreadPoolExecutor STALLS = Timers.daemon("openxet-body-stalls");
 
     /** Stall checks scheduled and not yet cancelled: one per body read in progress. */
     static int pendingStallChecks() {

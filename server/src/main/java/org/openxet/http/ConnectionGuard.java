@@ -43,15 +43,7 @@ import java.util.logging.Logger;
 final class ConnectionGuard {
     private static final Logger LOG = Logger.getLogger(ConnectionGuard.class.getName());
     /** One thread for every deadline; a cancelled one leaves the queue at once (two per request on a busy server). */
-    private static final ScheduledThreadPoolExecutor TIMER = new ScheduledThreadPoolExecutor(1, r -> {
-        Thread t = new Thread(r, "openxet-head-deadline");
-        t.setDaemon(true);
-        return t;
-    });
-
-    static {
-        TIMER.setRemoveOnCancelPolicy(true);
-    }
+    private static final ScheduledThreadPoolExecutor TIMER = Timers.daemon("openxet-head-deadline");
 
     private final Duration headerTimeout;
     private final int perAddress;

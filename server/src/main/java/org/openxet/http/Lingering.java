@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.util.Optional;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -23,11 +22,7 @@ import java.util.concurrent.TimeUnit;
 final class Lingering {
     static final long MAX_BYTES = 16L << 20;
     static final long MAX_MILLIS = 2_000;
-    private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "openxet-lingering-close");
-        t.setDaemon(true);
-        return t;
-    });
+    private static final ScheduledExecutorService TIMER = Timers.daemon("openxet-lingering-close");
 
     private Lingering() {
     }

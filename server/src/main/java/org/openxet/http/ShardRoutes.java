@@ -18,7 +18,6 @@ import org.openxet.storage.MissingXorbsException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -40,11 +39,7 @@ final class ShardRoutes {
     private final Services services;
     private final Bodies bodies;
     private final BodyBudget budget;
-    private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "shard-v2-heartbeat");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService heartbeats = Timers.daemon("shard-v2-heartbeat");
 
     private final ServerMetrics metrics;
 
