@@ -20,6 +20,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * Where a full answer's time goes, stage by stage, in process and one thread, with medians over many repetitions:
@@ -33,8 +36,23 @@ final class Stages {
     private Stages() {
     }
 
+    /**
+     * Runs on a virtual thread, as the server's handlers do. On the gate's main thread the record read took 10-14 ms
+     * in 8 runs of 10 (about 600 page faults a read, likely SQLite's 2.4 MB BLOB buffer in glibc's main arena: malloc's
+     * mmap and trim thresholds set high removed it too) against the 1.5-2.4 ms a handler pays (BENCHMARKS-HISTORY).
+     */
     static Map<String, Object> breakdown(Services services, String base, MerkleHash id, String scope, int reps,
                                          double httpMedianMs, String label) throws Exception {
+        try (ExecutorService thread = Executors.newVirtualThreadPerTaskExecutor()) {
+            return thread.submit(() -> breakdownHere(services, base, id, scope, reps, httpMedianMs, label)).get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Exception cause) throw cause;
+            throw e;
+        }
+    }
+
+    private static Map<String, Object> breakdownHere(Services services, String base, MerkleHash id, String scope,
+                                                     int reps, double httpMedianMs, String label) throws Exception {
         ReconstructionPlanner planner = new ReconstructionPlanner(services.index());
         SignedUrls urls = new SignedUrls(services.secrets().urlKey(), services.config().urlsTtl().toSeconds(),
                 services.clock());
