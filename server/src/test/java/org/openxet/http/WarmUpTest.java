@@ -47,6 +47,7 @@ class WarmUpTest {
             assertTrue(r.freshTokens() > r.requests() / 4, "about half with a token not seen before: " + r.describe());
             assertEquals(0, r.failed(), r.describe());
             assertNull(r.firstFailure());
+            assertTrue(r.rehearsalMillis() >= 0, "an upload was rehearsed in memory: " + r.describe());
             assertTrue(tookMs >= 800 && tookMs < 800 + 1500, "bounded by its duration: " + tookMs + " ms");
             assertEquals("{\"status\":\"ready\"}", s.get("/ready", null).body());
             assertEquals(before, s.storedCounts());
