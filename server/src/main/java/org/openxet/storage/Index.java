@@ -47,6 +47,16 @@ public interface Index extends AutoCloseable {
      */
     boolean registerShard(ShardCommit commit) throws IndexException;
 
+    /**
+     * What {@link #putXorb} of {@code xorbs} and then {@link #registerShard} of {@code commit} would write, in one
+     * transaction that is always rolled back: nothing stored changes. The warm-up's rehearsal of an upload, for an index
+     * whose connections keep state a first write builds (PostgreSQL's server processes parse, plan and load catalogs
+     * per connection). False when the index has nothing to rehearse, as by default.
+     */
+    default boolean rehearseRegistration(List<XorbLayout> xorbs, ShardCommit commit) throws IndexException {
+        return false;
+    }
+
     /** The file, if a shard registered it under {@code scope}. */
     Optional<FileRecord> file(MerkleHash fileHash, String scope) throws IndexException;
 

@@ -491,61 +491,89 @@ public final class PostgresIndex implements Index, SharedIndex {
 
     @Override
     public boolean registerShard(ShardCommit commit) throws IndexException {
-        return write(tx -> {
-            long t = now();
-            byte[] shardHash = commit.shardHash().toBytes();
-            // A concurrent registration of the same shard makes this insert wait for its outcome: committed, the
-            // insert does nothing and the next statement (a new snapshot) sees the winner's row.
-            Optional<DbRow> created = get(tx, INSERT_SHARD, shardHash, commit.storedBytes(), t);
-            long shardId = created.isPresent()
-                    ? number(created.get(), "id")
-                    : number(get(tx, "SELECT id FROM shards WHERE hash = ?", shardHash).orElseThrow(
-                            () -> new DbClientException("shard " + commit.shardHash() + " vanished inside its transaction")), "id");
-            dml(tx, INSERT_SHARD_SCOPE, shardId, commit.scope());
-            List<FileRecord> files = commit.files();
-            if (created.isPresent()) {
-                requireXorbs(tx, commit.namedXorbs(), t);
-            }
-            if (created.isEmpty()) {
-                if (!files.isEmpty()) {
-                    dml(tx, INSERT_FILE_SCOPES, commit.scope(), raw(files.stream().map(FileRecord::fileHash).toList()));
+        return write(tx -> register(tx, commit));
+    }
+
+    @Override
+    public boolean rehearseRegistration(List<XorbLayout> xorbs, ShardCommit commit) throws IndexException {
+        try {
+            write(tx -> {
+                for (XorbLayout x : xorbs) {
+                    ChunkTable c = x.chunks();
+                    dml(tx, INSERT_XORB, x.hash().toBytes(), c.count(), c.unpackedBytes(), x.storedBytes(), c.hashes(),
+                            Packing.ints(c.byteEnds(), c.unpackedEnds()), now());
                 }
-                return false;
-            }
+                register(tx, commit);
+                throw new RolledBack();
+            });
+        } catch (RolledBack expected) {
+            // write() rolled the transaction back, as intended
+        }
+        return true;
+    }
+
+    /** Ends a rehearsal's transaction: {@link #write} rolls back on it and rethrows it. */
+    private static final class RolledBack extends RuntimeException {
+        RolledBack() {
+            super(null, null, false, false);
+        }
+    }
+
+    /** {@link #registerShard}'s statements, inside {@code tx}. */
+    private static boolean register(DbTransaction tx, ShardCommit commit) {
+        long t = now();
+        byte[] shardHash = commit.shardHash().toBytes();
+        // A concurrent registration of the same shard makes this insert wait for its outcome: committed, the
+        // insert does nothing and the next statement (a new snapshot) sees the winner's row.
+        Optional<DbRow> created = get(tx, INSERT_SHARD, shardHash, commit.storedBytes(), t);
+        long shardId = created.isPresent()
+                ? number(created.get(), "id")
+                : number(get(tx, "SELECT id FROM shards WHERE hash = ?", shardHash).orElseThrow(
+                        () -> new DbClientException("shard " + commit.shardHash() + " vanished inside its transaction")), "id");
+        dml(tx, INSERT_SHARD_SCOPE, shardId, commit.scope());
+        List<FileRecord> files = commit.files();
+        if (created.isPresent()) {
+            requireXorbs(tx, commit.namedXorbs(), t);
+        }
+        if (created.isEmpty()) {
             if (!files.isEmpty()) {
-                int n = files.size();
-                byte[][] hashes = new byte[n][];
-                long[] sizes = new long[n];
-                int[] termCounts = new int[n];
-                byte[][] xorbRefs = new byte[n][];
-                byte[][] terms = new byte[n][];
-                byte[][] sha256 = new byte[n][];
-                for (int i = 0; i < n; i++) {
-                    FileRecord f = files.get(i);
-                    hashes[i] = f.fileHash().toBytes();
-                    sizes[i] = f.size();
-                    termCounts[i] = f.termCount();
-                    xorbRefs[i] = Packing.hashes(f.xorbs());
-                    terms[i] = Packing.ints(f.terms());
-                    sha256[i] = f.sha256() == null ? null : f.sha256().toBytes();
-                }
-                dml(tx, UPSERT_FILES, hashes, sizes, termCounts, xorbRefs, terms, sha256, shardId, t, commit.scope());
+                dml(tx, INSERT_FILE_SCOPES, commit.scope(), raw(files.stream().map(FileRecord::fileHash).toList()));
             }
-            if (!commit.listedXorbs().isEmpty()) {
-                dml(tx, INSERT_SHARD_XORBS, shardId, raw(commit.listedXorbs()));
+            return false;
+        }
+        if (!files.isEmpty()) {
+            int n = files.size();
+            byte[][] hashes = new byte[n][];
+            long[] sizes = new long[n];
+            int[] termCounts = new int[n];
+            byte[][] xorbRefs = new byte[n][];
+            byte[][] terms = new byte[n][];
+            byte[][] sha256 = new byte[n][];
+            for (int i = 0; i < n; i++) {
+                FileRecord f = files.get(i);
+                hashes[i] = f.fileHash().toBytes();
+                sizes[i] = f.size();
+                termCounts[i] = f.termCount();
+                xorbRefs[i] = Packing.hashes(f.xorbs());
+                terms[i] = Packing.ints(f.terms());
+                sha256[i] = f.sha256() == null ? null : f.sha256().toBytes();
             }
-            List<ShardCommit.DedupChunk> dedup = commit.dedupChunks();
-            if (!dedup.isEmpty()) {
-                byte[][] chunks = new byte[dedup.size()][];
-                byte[][] xorbs = new byte[dedup.size()][];
-                for (int i = 0; i < dedup.size(); i++) {
-                    chunks[i] = dedup.get(i).chunkHash().toBytes();
-                    xorbs[i] = dedup.get(i).xorbHash().toBytes();
-                }
-                dml(tx, INSERT_DEDUP_CHUNKS, shardId, chunks, xorbs);
+            dml(tx, UPSERT_FILES, hashes, sizes, termCounts, xorbRefs, terms, sha256, shardId, t, commit.scope());
+        }
+        if (!commit.listedXorbs().isEmpty()) {
+            dml(tx, INSERT_SHARD_XORBS, shardId, raw(commit.listedXorbs()));
+        }
+        List<ShardCommit.DedupChunk> dedup = commit.dedupChunks();
+        if (!dedup.isEmpty()) {
+            byte[][] chunks = new byte[dedup.size()][];
+            byte[][] xorbs = new byte[dedup.size()][];
+            for (int i = 0; i < dedup.size(); i++) {
+                chunks[i] = dedup.get(i).chunkHash().toBytes();
+                xorbs[i] = dedup.get(i).xorbHash().toBytes();
             }
-            return true;
-        });
+            dml(tx, INSERT_DEDUP_CHUNKS, shardId, chunks, xorbs);
+        }
+        return true;
     }
 
     @Override

@@ -10,7 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class WritePathRehearsalTest {
     @Test
     void aClientsXorbsAndShardPassEveryUploadCheckWithoutBeingCommitted() throws Exception {
-        ShardCommit commit = WritePathRehearsal.run();
+        WritePathRehearsal.Upload upload = WritePathRehearsal.inMemory();
+        assertEquals(2, upload.xorbs().size());
+        ShardCommit commit = upload.commit();
         assertEquals("warmup/write-path", commit.scope());
         assertEquals(1, commit.files().size());
         assertEquals(2, commit.files().getFirst().termCount(), "one term over each xorb");

@@ -139,6 +139,33 @@ class PostgresIndexTest {
         }
     }
 
+    /**
+     * The warm-up's rehearsal of an upload runs a registration's statements, new xorbs' rows included, and rolls them
+     * back: every row count is as before, and the same registration afterwards is new.
+     */
+    @Test
+    void aRehearsedRegistrationWritesNothing() throws Exception {
+        String url = PostgresServer.get().createDatabase("rehearsal");
+        try (PostgresIndex index = new PostgresIndex(url, 2)) {
+            MerkleHash kept = hash("kept xorb");
+            assertTrue(index.putXorb(kept, chunks("kept xorb", 3), 1000));
+            Map<String, Long> before = index.scans().rowCounts();
+            MerkleHash x = hash("rehearsed xorb");
+            XorbLayout layout = new XorbLayout(x, chunks("rehearsed xorb", 3), 1000);
+            ShardCommit commit = shard("rehearsed", "scope/r", List.of(file("rehearsed", null, x, kept)),
+                    List.of(x), List.of(dedup(chunkOf("rehearsed xorb", 1), x)));
+
+            for (int i = 0; i < 3; i++) index.rehearseRegistration(List.of(layout), commit);
+
+            assertEquals(before, index.scans().rowCounts());
+            assertFalse(index.hasXorb(x));
+            assertFalse(index.hasShard(commit.shardHash()));
+            assertTrue(index.putXorb(x, layout.chunks(), 1000));
+            assertTrue(index.registerShard(commit), "not registered by the rehearsal");
+            assertTrue(index.file(hash("file rehearsed"), "scope/r").isPresent());
+        }
+    }
+
     /** Nodes starting together on an empty database: one creates the schema, the others wait and use it. */
     @Test
     void nodesOpeningAnEmptyDatabaseAtOnceCreateTheSchemaOnce() throws Exception {
