@@ -86,7 +86,7 @@ public final class Settings {
                     "after SIGTERM (or SIGINT) the server stops accepting and `/ready` answers 503; requests in flight get this long to finish, then it exits 0");
     public static final Setting<Duration> WARMUP_DURATION = durationOrZero("warmup.duration", Duration.ofSeconds(2))
             .documented("`2s`",
-                    "at start-up, before `/ready` answers 200, the server asks itself for reconstructions of files sampled from its own index over loopback for this long (reads only), so the first requests meet a warm JVM; `/health` answers meanwhile; `0s` = ready as soon as it listens");
+                    "at start-up, before `/ready` answers 200, the server asks itself for reconstructions of files sampled from its own index over loopback for this long (reads only; an upload is first rehearsed in memory, nothing stored), so the first requests and uploads meet a warm JVM; `/health` answers meanwhile; `0s` = ready as soon as it listens");
     public static final Setting<Duration> AUTH_MAX_LIFETIME = duration("auth.max-lifetime", AuthConfig.DEFAULTS.maxLifetime())
             .documented("`24h`",
                     "no token is minted for longer (`openxet token --ttl`, the token routes), and none is accepted with more than this left before its `exp`, whoever minted it → 401");
