@@ -52,8 +52,6 @@ public final class PostgresIndex implements Index, SharedIndex {
     private static final String XORB_LISTED_IN = "SELECT 1 FROM xorbs x JOIN shard_xorbs sx ON sx.xorb_id = x.id "
             + "JOIN shard_scopes s ON s.shard_id = sx.shard_id AND s.scope = ? WHERE x.hash = ? AND x.quarantined_at IS NULL"
             + " LIMIT 1";
-    private static final String FILE = "SELECT f.size, f.sha256, f.xorb_refs, f.terms "
-            + "FROM files f JOIN file_scopes s ON s.file_id = f.id AND s.scope = ? WHERE f.hash = ?";
     /*
      * One round trip: the xorb holding the chunk in the newest shard that registered it (visible to the scope), then
      * the other xorbs of that shard in registration order, as SQLite's two statements answer.
@@ -79,6 +77,7 @@ public final class PostgresIndex implements Index, SharedIndex {
     private final PostgresOnlineCollection online;
     private final PostgresAuthStore auth;
     private final IndexScans scans;
+    private final PostgresFileLookups files;
     private final BucketRepos bucketRepos = new JdbcBucketRepos(new JdbcBucketRepos.Transactions() {
         @Override
         public <T> T read(JdbcBucketRepos.Work<T> work) throws IndexException {
@@ -140,6 +139,8 @@ public final class PostgresIndex implements Index, SharedIndex {
         db = JdbcClientBuilder.create().connectionPool(new Pool(pool)).build();
         auth = new PostgresAuthStore(db, where);
         scans = new PostgresScans(db, this::read);
+        // One connection is left to everything else (xorb lookups, registrations) while file lookups queue.
+        files = new PostgresFileLookups(db, Math.max(1, poolSize - 1), this::read);
         online = new PostgresOnlineCollection(jdbcUrl, applicationName, poolSize, connectionTimeout, pool, where);
     }
 
@@ -447,9 +448,12 @@ public final class PostgresIndex implements Index, SharedIndex {
 
     @Override
     public Optional<FileRecord> file(MerkleHash fileHash, String scope) throws IndexException {
-        return read(() -> get(db.execute(), FILE, scope, fileHash.toBytes())
-                .map(r -> FileRecord.decode(fileHash, number(r, "size"), bytesOrNull(r, "sha256"),
-                        bytesOrNull(r, "xorb_refs"), bytesOrNull(r, "terms"))));
+        return files.file(fileHash, scope);
+    }
+
+    /** The file lookups themselves: tests ask them for a batch at once. */
+    PostgresFileLookups fileLookups() {
+        return files;
     }
 
     @Override

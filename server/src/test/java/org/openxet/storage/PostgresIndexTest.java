@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -164,6 +165,99 @@ class PostgresIndexTest {
             assertTrue(index.registerShard(commit), "not registered by the rehearsal");
             assertTrue(index.file(hash("file rehearsed"), "scope/r").isPresent());
         }
+    }
+
+    /**
+     * File lookups answered in batches (what a node falling behind does, LookupBatcher): each answer is the one a
+     * lookup of its own gets, whatever sits beside it in the batch: a file in its scope, the same file twice, a file
+     * asked in a scope that does not list it, a file never registered.
+     */
+    @Test
+    void aBatchOfFileLookupsAnswersEachAsAlone() throws Exception {
+        String url = PostgresServer.get().createDatabase("file_batches");
+        try (PostgresIndex index = new PostgresIndex(url, 2)) {
+            List<FileRecord> files = registerFiles(index, 12);
+            List<PostgresFileLookups.FileKey> keys = new ArrayList<>();
+            for (int i = 0; i < files.size(); i++) {
+                keys.add(new PostgresFileLookups.FileKey(files.get(i).fileHash(), "scope/" + (i % 2)));
+                keys.add(new PostgresFileLookups.FileKey(files.get(i).fileHash(), "scope/" + ((i + 1) % 2)));
+            }
+            keys.add(new PostgresFileLookups.FileKey(files.get(3).fileHash(), "scope/1"));
+            keys.add(new PostgresFileLookups.FileKey(hash("never registered"), "scope/0"));
+
+            List<FileRecord> batch = index.fileLookups().load(keys);
+
+            assertEquals(keys.size(), batch.size());
+            for (int k = 0; k < keys.size(); k++) {
+                Optional<FileRecord> alone = index.file(keys.get(k).hash(), keys.get(k).scope());
+                assertSameRecord(alone.orElse(null), batch.get(k), "lookup " + k);
+            }
+            assertSameRecord(files.get(3), batch.get(2 * 3), "file 3 in its scope");
+            assertEquals(null, batch.get(2 * 3 + 1), "file 3 in the other scope");
+            assertSameRecord(files.get(3), batch.get(keys.size() - 2), "file 3 asked twice");
+            assertEquals(null, batch.getLast(), "a file never registered");
+        }
+    }
+
+    /** Many lookups at once on a pool of two (one lane): they queue, are batched, and each gets its own answer. */
+    @Test
+    void concurrentFileLookupsGetTheirOwnAnswers() throws Exception {
+        String url = PostgresServer.get().createDatabase("file_lookup_race");
+        try (PostgresIndex index = new PostgresIndex(url, 2)) {
+            List<FileRecord> files = registerFiles(index, 12);
+            List<Callable<Boolean>> lookups = new ArrayList<>();
+            for (int n = 0; n < 400; n++) {
+                int i = n % files.size();
+                boolean ownScope = n % 3 != 0;
+                FileRecord f = files.get(i);
+                String scope = "scope/" + (ownScope ? i % 2 : (i + 1) % 2);
+                lookups.add(() -> {
+                    Optional<FileRecord> got = index.file(f.fileHash(), scope);
+                    if (!ownScope) return got.isEmpty();
+                    assertSameRecord(f, got.orElse(null), "file " + i);
+                    return true;
+                });
+            }
+            try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+                List<Future<Boolean>> answers = threads.invokeAll(lookups);
+                for (Future<Boolean> a : answers) assertTrue(a.get());
+            }
+        }
+    }
+
+    /** {@code n} files of 1–3 xorbs, file i in scope {@code scope/(i % 2)}, registered by two shards. */
+    private static List<FileRecord> registerFiles(PostgresIndex index, int n) throws IndexException {
+        List<FileRecord> files = new ArrayList<>();
+        List<List<FileRecord>> byScope = List.of(new ArrayList<>(), new ArrayList<>());
+        List<MerkleHash> xorbs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            MerkleHash[] named = new MerkleHash[1 + i % 3];
+            for (int x = 0; x < named.length; x++) {
+                named[x] = hash("batch xorb " + i + "/" + x);
+                assertTrue(index.putXorb(named[x], chunks("batch xorb " + i + "/" + x, 3), 1000));
+                xorbs.add(named[x]);
+            }
+            FileRecord f = file("batched " + i, i % 4 == 0 ? null : hash("sha " + i), named);
+            files.add(f);
+            byScope.get(i % 2).add(f);
+        }
+        for (int s = 0; s < 2; s++) {
+            assertTrue(index.registerShard(shard("batch shard " + s, "scope/" + s, byScope.get(s), xorbs, List.of())));
+        }
+        return files;
+    }
+
+    private static void assertSameRecord(FileRecord expected, FileRecord actual, String what) {
+        if (expected == null) {
+            assertEquals(null, actual, what);
+            return;
+        }
+        assertTrue(actual != null, what + ": no record");
+        assertEquals(expected.fileHash(), actual.fileHash(), what);
+        assertEquals(expected.size(), actual.size(), what);
+        assertEquals(expected.sha256(), actual.sha256(), what);
+        assertArrayEquals(expected.xorbs(), actual.xorbs(), what);
+        assertArrayEquals(expected.terms(), actual.terms(), what);
     }
 
     /** Nodes starting together on an empty database: one creates the schema, the others wait and use it. */
