@@ -6,6 +6,7 @@ import org.openxet.service.Services;
 import org.openxet.service.SignedUrls;
 import org.openxet.service.WritePathRehearsal;
 import org.openxet.service.XorbIngest;
+import org.openxet.storage.IndexException;
 import org.openxet.storage.IndexScans;
 
 import java.io.ByteArrayOutputStream;
@@ -84,6 +85,11 @@ public final class WarmUp {
         long r0 = System.nanoTime();
         WritePathRehearsal.Upload upload = rehearseUpload();
         long rehearsalMillis = upload == null ? -1 : (System.nanoTime() - r0) / 1_000_000;
+        try {
+            WritePathRehearsal.openUploadConnections(services.index());
+        } catch (IndexException | RuntimeException e) {
+            LOG.warning("the upload locks' connections could not be opened before ready: " + e);
+        }
         AtomicLong indexRehearsals = new AtomicLong();
         List<IndexScans.FileInScope> files;
         try {

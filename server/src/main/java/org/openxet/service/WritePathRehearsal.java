@@ -69,6 +69,14 @@ public final class WritePathRehearsal {
         return index.rehearseRegistration(upload.xorbs(), upload.commit());
     }
 
+    /**
+     * On a shared index, the connections that uploads hold their xorb's lock on (OnlineCollection), opened now rather
+     * than by the first uploads under full traffic; nothing stays locked.
+     */
+    public static void openUploadConnections(Index index) throws IndexException {
+        if (index.shared().isPresent()) index.shared().get().onlineCollection().openUploadConnections();
+    }
+
     private static XorbLayout validated(ClientUploads.Xorb x) throws FormatException {
         try (XorbValidator validator = new XorbValidator()) {
             ValidatedXorb v = validator.validateUpload(x.body(), x.body().length, x.hash());

@@ -25,6 +25,13 @@ public interface OnlineCollection {
      */
     UploadLock lockForUpload(MerkleHash hash) throws IndexException;
 
+    /**
+     * Opens every connection uploads may hold at once and takes and releases a lock on each: a serving node does this
+     * before it reports ready, so that the first uploads under full traffic do not open them.
+     */
+    default void openUploadConnections() throws IndexException {
+    }
+
     /** An upload's hold on its xorb. */
     interface UploadLock extends AutoCloseable {
         @Override

@@ -31,6 +31,12 @@ final class PostgresOnlineCollection implements OnlineCollection {
     /** How long an upload waits for a collector that is removing its xorb (a row delete and an object delete). */
     static final Duration UPLOAD_LOCK_TIMEOUT = Duration.ofSeconds(30);
 
+    /**
+     * The lock {@link #openUploadConnections} takes and releases: a xorb whose hash begins with 8 zero bytes is the only
+     * one it could hold up, for the microseconds it holds it shared.
+     */
+    private static final long REHEARSAL_KEY = 0;
+
     private final HikariDataSource uploadLocks;
     private final HikariDataSource pool;
     private final String where;
@@ -82,6 +88,35 @@ final class PostgresOnlineCollection implements OnlineCollection {
                 uploadLocks.evictConnection(c);
             }
         };
+    }
+
+    @Override
+    public void openUploadConnections() throws IndexException {
+        List<Connection> held = new ArrayList<>();
+        boolean unlocked = false;
+        try {
+            // All at once, so the pool opens as many as it may hold, not one reused.
+            for (int i = 0; i < uploadLocks.getMaximumPoolSize(); i++) held.add(uploadLocks.getConnection());
+            for (Connection c : held) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("SELECT pg_advisory_lock_shared(" + REHEARSAL_KEY + ")");
+                    s.execute("SELECT pg_advisory_unlock_shared(" + REHEARSAL_KEY + ")");
+                }
+            }
+            unlocked = true;
+        } catch (SQLException e) {
+            throw new IndexException("cannot reach the PostgreSQL index at " + where + ": " + PostgresIndex.rootMessage(e), e);
+        } finally {
+            // A session that may still hold the lock is dropped, not pooled (as lockForUpload's release does).
+            for (Connection c : held) {
+                if (unlocked) closeQuietly(c); else uploadLocks.evictConnection(c);
+            }
+        }
+    }
+
+    /** Number of the upload-lock pool's connections open now. */
+    int openUploadConnectionCount() {
+        return uploadLocks.getHikariPoolMXBean().getTotalConnections();
     }
 
     @Override

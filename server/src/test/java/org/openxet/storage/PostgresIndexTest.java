@@ -260,6 +260,30 @@ class PostgresIndexTest {
         assertArrayEquals(expected.terms(), actual.terms(), what);
     }
 
+    /** A serving node opens its upload locks' connections before ready: all of them, and none left holding a lock. */
+    @Test
+    void theUploadLocksConnectionsOpenBeforeTheFirstUploadAndHoldNothing() throws Exception {
+        String url = PostgresServer.get().createDatabase("upload_connections");
+        try (PostgresIndex index = new PostgresIndex(url, 3)) {
+            PostgresOnlineCollection online = (PostgresOnlineCollection) index.onlineCollection();
+            assertEquals(0, online.openUploadConnectionCount(), "opened on first use");
+
+            online.openUploadConnections();
+
+            assertEquals(3, online.openUploadConnectionCount());
+            try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement();
+                 ResultSet r = s.executeQuery("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'")) {
+                assertTrue(r.next());
+                assertEquals(0, r.getLong(1), "no advisory lock left held");
+            }
+            MerkleHash x = hash("uploaded after");
+            try (OnlineCollection.UploadLock held = online.lockForUpload(x)) {
+                assertTrue(index.putXorb(x, chunks("uploaded after", 3), 1000));
+            }
+            assertEquals(3, online.openUploadConnectionCount(), "the upload reused one of them");
+        }
+    }
+
     /** Nodes starting together on an empty database: one creates the schema, the others wait and use it. */
     @Test
     void nodesOpeningAnEmptyDatabaseAtOnceCreateTheSchemaOnce() throws Exception {
