@@ -15,6 +15,7 @@ import java.util.stream.Stream;
 
 import static org.openxet.storage.PostgresIndex.bytesOrNull;
 import static org.openxet.storage.PostgresIndex.number;
+import static org.openxet.storage.PostgresIndex.raw;
 import static org.openxet.storage.Statements.get;
 import static org.openxet.storage.Statements.query;
 
@@ -59,12 +60,8 @@ final class PostgresFileLookups {
                     .map(r -> FileRow.of(r).decode(k.hash())).orElse(null)));
         }
         List<FileKey> distinct = List.copyOf(new LinkedHashSet<>(keys));
-        byte[][] hashes = new byte[distinct.size()][];
-        String[] scopes = new String[distinct.size()];
-        for (int i = 0; i < distinct.size(); i++) {
-            hashes[i] = distinct.get(i).hash().toBytes();
-            scopes[i] = distinct.get(i).scope();
-        }
+        byte[][] hashes = raw(distinct.stream().map(FileKey::hash).toList());
+        String[] scopes = distinct.stream().map(FileKey::scope).toArray(String[]::new);
         FileRow[] rows = new FileRow[distinct.size()];
         reads.read(() -> {
             try (Stream<DbRow> found = query(db.execute(), FILES, hashes, scopes)) {

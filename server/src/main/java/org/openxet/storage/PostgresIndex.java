@@ -344,6 +344,14 @@ public final class PostgresIndex implements Index, SharedIndex {
         return (byte[]) row.column(column).asOptional().orElse(null);
     }
 
+    /** Hashes as a {@code bytea[]} parameter. */
+    static byte[][] raw(Collection<MerkleHash> hashes) {
+        byte[][] out = new byte[hashes.size()][];
+        int i = 0;
+        for (MerkleHash h : hashes) out[i++] = h.toBytes();
+        return out;
+    }
+
     @Override
     public BucketRepos bucketRepos() {
         return bucketRepos;
@@ -377,7 +385,7 @@ public final class PostgresIndex implements Index, SharedIndex {
         if (wanted.isEmpty()) return new HashMap<>();
         return read(() -> {
             Map<MerkleHash, XorbLayout> out = new HashMap<>();
-            try (Stream<DbRow> rows = query(db.execute(), XORB_LAYOUTS, (Object) PostgresRegistration.raw(wanted))) {
+            try (Stream<DbRow> rows = query(db.execute(), XORB_LAYOUTS, (Object) raw(wanted))) {
                 rows.forEach(r -> {
                     XorbLayout l = layout(r);
                     out.put(l.hash(), l);

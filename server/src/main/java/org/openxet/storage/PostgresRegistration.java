@@ -7,12 +7,12 @@ import io.helidon.dbclient.DbTransaction;
 import org.openxet.protocol.MerkleHash;
 import org.openxet.protocol.xorb.ChunkTable;
 
-import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
 
+import static org.openxet.storage.PostgresIndex.raw;
 import static org.openxet.storage.Statements.dml;
 import static org.openxet.storage.Statements.get;
 import static org.openxet.storage.Statements.query;
@@ -154,12 +154,5 @@ final class PostgresRegistration {
         if (present != named.size()) {
             throw new MissingXorbsException((int) (named.size() - present), named);
         }
-    }
-
-    static byte[][] raw(Collection<MerkleHash> hashes) {
-        byte[][] out = new byte[hashes.size()][];
-        int i = 0;
-        for (MerkleHash h : hashes) out[i++] = h.toBytes();
-        return out;
     }
 }
