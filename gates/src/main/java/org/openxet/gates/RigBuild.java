@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -72,11 +73,32 @@ final class RigBuild {
         if (kept && Files.exists(data.resolve("index.sqlite"))) {
             throw new IllegalStateException(data + " holds an index that is not this fixture: give another --keep");
         }
+        if (indexUrl != null && holdsXorbs(indexUrl)) {
+            // Loading on top would fail at the first row with a duplicate key, in an error quoting megabytes of SQL.
+            Path record = data.resolve(RECORD);
+            String holds = Files.exists(record) ? "a fixture built with " + Files.readString(record).strip()
+                    : "and " + data + " records no fixture built there";
+            throw new IllegalStateException("the PostgreSQL index " + indexUrl.replaceFirst("\\?.*", "")
+                    + " already holds xorbs, " + holds + "; this run's is files " + f.files + ", seed " + f.seed
+                    + ", cold " + f.coldPerShape + ": run with the --keep dir and options it was built with, or give "
+                    + "an empty database");
+        }
         System.out.println("building the fixture...");
         built = build(f, data, indexUrl);
         System.out.printf(java.util.Locale.ROOT, "fixture built in %.1f s; index %,d bytes%n", built.seconds(),
                 built.indexBytes());
         return built;
+    }
+
+    /** Whether the database at {@code indexUrl} has any xorb row (false before its schema exists). */
+    private static boolean holdsXorbs(String indexUrl) throws SQLException {
+        try (Connection c = DriverManager.getConnection(indexUrl); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT EXISTS (SELECT 1 FROM xorbs)")) {
+            return r.next() && r.getBoolean(1);
+        } catch (SQLException e) {
+            if ("42P01".equals(e.getSQLState())) return false; // undefined_table: a new database
+            throw e;
+        }
     }
 
     static Built build(RigFixture f, Path data, String indexUrl) throws Exception {
