@@ -78,7 +78,7 @@ final class RigBuild {
             Path record = data.resolve(RECORD);
             String holds = Files.exists(record) ? "a fixture built with " + Files.readString(record).strip()
                     : "and " + data + " records no fixture built there";
-            throw new IllegalStateException("the PostgreSQL index " + indexUrl.replaceFirst("\\?.*", "")
+            throw new IllegalStateException("the PostgreSQL index " + ServerConfig.Storage.indexUrlForLogs(indexUrl)
                     + " already holds xorbs, " + holds + "; this run's is files " + f.files + ", seed " + f.seed
                     + ", cold " + f.coldPerShape + ": run with the --keep dir and options it was built with, or give "
                     + "an empty database");

@@ -202,10 +202,15 @@ public final class ServerConfig {
 
         /** For logs: the index URL without its query (which may carry a password). */
         public String describe() {
-            int q = indexUrl.indexOf('?');
-            return "index.url=" + (indexUrl.isEmpty() ? "(sqlite in data dir)" : q < 0 ? indexUrl : indexUrl.substring(0, q) + "?…")
+            return "index.url=" + (indexUrl.isEmpty() ? "(sqlite in data dir)" : indexUrlForLogs(indexUrl))
                     + " bucket.url=" + (bucketUrl.isEmpty() ? "(local in data dir)" : bucketUrl)
                     + (s3Endpoint.isEmpty() ? "" : " s3.endpoint=" + s3Endpoint) + (bucketUrl.isEmpty() ? "" : " s3.region=" + s3Region);
+        }
+
+        /** A JDBC URL as logs and messages show it: its query, which may carry a password, cut to {@code ?…}. */
+        public static String indexUrlForLogs(String jdbcUrl) {
+            int q = jdbcUrl.indexOf('?');
+            return q < 0 ? jdbcUrl : jdbcUrl.substring(0, q) + "?…";
         }
     }
 
@@ -318,8 +323,7 @@ public final class ServerConfig {
     private static String shown(Setting<?> s, Object value) {
         if (s == Settings.INDEX_URL) {
             String url = (String) value;
-            int q = url.indexOf('?');
-            return url.isEmpty() ? "(sqlite in data dir)" : q < 0 ? url : url.substring(0, q) + "?…";
+            return url.isEmpty() ? "(sqlite in data dir)" : Storage.indexUrlForLogs(url);
         }
         if (s == Settings.AUTH_ISSUERS) {
             return ((List<?>) value).stream().map(i -> ((AuthConfig.Issuer) i).issuer()).toList().toString();
