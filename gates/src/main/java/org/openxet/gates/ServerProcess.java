@@ -1,7 +1,5 @@
 package org.openxet.gates;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +13,10 @@ import java.util.regex.Pattern;
 
 /** A separately started {@code openxet serve} for the load gate and the rig: its command line, and its port. */
 final class ServerProcess {
-    private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)");
+    /** The server's line saying where it listens, whole (a line ends in a newline once it is all written). */
+    private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)\\R");
+    /** How often {@link #awaitPort} reads the log while the server starts (the restart gate's listening times). */
+    private static final long POLL_MILLIS = 2;
 
     private ServerProcess() {
     }
@@ -56,36 +57,35 @@ final class ServerProcess {
             pb.environment().put("OPENXET_INDEX_URL", indexUrl);
         }
         pb.environment().putAll(env);
-        pb.redirectErrorStream(true);
+        return startLogged(pb, log);
+    }
+
+    /**
+     * Starts {@code pb} with its output and errors appended to {@code log}, emptied first. The process writes there
+     * itself: relayed through a pipe by a thread of this JVM, which shares the cores with the load it generates, a
+     * server's writes (the access log, a line per request) blocked whenever that thread fell behind, each holding the
+     * log handler's lock that every request's line waits for (docs/BENCHMARKS.md, "Machine and method").
+     */
+    static Process startLogged(ProcessBuilder pb, Path log) throws Exception {
         Files.writeString(log, "", StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);
+        pb.redirectErrorStream(true);
+        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         return pb.start();
     }
 
-    /** Reads the server's output until it says where it listens; then copies the rest (access log) to {@code log}. */
+    /** Reads the server's log (its output) until it says where it listens; the server writes the rest there itself. */
     static int awaitPort(Process p, Path log) throws Exception {
-        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        StringBuilder seen = new StringBuilder();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        for (String line; System.nanoTime() < deadline && (line = out.readLine()) != null; ) {
-            seen.append(line).append('\n');
-            Matcher m = LISTENING.matcher(line);
-            if (m.find()) {
-                Files.writeString(log, seen, StandardOpenOption.APPEND);
-                Thread drain = new Thread(() -> {
-                    try (var w = Files.newBufferedWriter(log, StandardOpenOption.APPEND)) {
-                        for (String l; (l = out.readLine()) != null; ) {
-                            w.write(l);
-                            w.newLine();
-                        }
-                    } catch (Exception ignored) {
-                        // the server stopped
-                    }
-                }, "server-log-drain");
-                drain.setDaemon(true);
-                drain.start();
-                return Integer.parseInt(m.group(1));
+        while (true) {
+            boolean alive = p.isAlive(); // before the read: a process found ended has written all it will
+            // Bytes, not readString: the last line may end in part of a character.
+            String seen = new String(Files.readAllBytes(log), StandardCharsets.UTF_8);
+            Matcher m = LISTENING.matcher(seen);
+            if (m.find()) return Integer.parseInt(m.group(1));
+            if (!alive || System.nanoTime() > deadline) {
+                throw new IllegalStateException("openxet serve did not start:\n" + seen);
             }
+            Thread.sleep(POLL_MILLIS);
         }
-        throw new IllegalStateException("openxet serve did not start:\n" + seen);
     }
 }
