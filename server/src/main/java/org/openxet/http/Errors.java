@@ -17,6 +17,7 @@ import org.openxet.service.IssuerUnavailable;
 import org.openxet.service.Slots;
 import org.openxet.storage.BucketException;
 import org.openxet.storage.MissingXorbsException;
+import org.openxet.storage.PostgresIndex;
 
 import java.net.SocketException;
 import java.sql.SQLException;
@@ -59,6 +60,10 @@ public final class Errors {
             case org.openxet.service.XorbIngest.QuarantinedInAnotherEncoding e -> new Mapped(409, "xorb_conflict",
                     e.getMessage());
             default -> {
+                if (PostgresIndex.connectionsAllInUse(t)) {
+                    // Overload, not an outage: the log and the client should not send an operator to the database.
+                    yield new Mapped(503, "busy", "the server's index connections were all in use; retry later");
+                }
                 if (storageFull(t)) {
                     yield new Mapped(507, "insufficient_storage", "the server's storage is full; nothing was stored");
                 }
@@ -135,7 +140,7 @@ public final class Errors {
         if (m.code().equals("storage_unavailable")) {
             // One line, no stack: an outage fails every request until it ends, and the cause says all there is.
             LOG.warning(where + " -> 503 storage_unavailable: " + loggable(t + " (cause: " + rootMessage(t) + ")"));
-        } else if (m.status() >= 500 && !(t instanceof HttpError) && !(t instanceof Slots.Busy)
+        } else if (m.status() >= 500 && !(t instanceof HttpError) && !m.code().equals("busy")
                 && !(t instanceof IssuerUnavailable)) {
             LOG.log(Level.WARNING, where + " failed: " + loggable(t.toString()), t);
         } else {

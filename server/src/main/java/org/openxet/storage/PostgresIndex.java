@@ -14,6 +14,7 @@ import org.openxet.protocol.xorb.ChunkTable;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -318,6 +319,19 @@ public final class PostgresIndex implements Index, SharedIndex {
     private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
         for (Throwable c = e; c != null; c = c.getCause()) {
             if (type.isInstance(c)) return true;
+        }
+        return false;
+    }
+
+    /**
+     * Whether {@code t} (or a cause) is a pool's wait for a connection that ran out while the database answered: every
+     * connection was in use by other requests, so the node is overloaded, not cut off from its index. HikariCP reports
+     * both as a {@link SQLTransientConnectionException} after {@code connectionTimeout}; when it could not open a
+     * connection the exception carries that failure as its cause, and when all were merely busy it carries none.
+     */
+    public static boolean connectionsAllInUse(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof SQLTransientConnectionException && c.getCause() == null) return true;
         }
         return false;
     }

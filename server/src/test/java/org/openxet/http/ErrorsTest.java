@@ -28,7 +28,10 @@ class ErrorsTest {
     void storeOutagesAre503AndOtherDatabaseErrorsStay500() {
         assertEquals(new Errors.Mapped(503, "storage_unavailable", "the server's object store is unavailable; retry later"),
                 Errors.map(new UncheckedIOException(new BucketException("get x failed", new ConnectException("refused")))));
-        assertEquals(503, Errors.map(index(new SQLTransientConnectionException("pool timed out"))).status());
+        // The pool's wait for a connection ran out because it could not open one (its cause): an outage.
+        assertEquals(new Errors.Mapped(503, "storage_unavailable", "the server's index is unavailable; retry later"),
+                Errors.map(index(new SQLTransientConnectionException("pool timed out", "08001",
+                        new SQLException("Connection refused", "08001")))));
         assertEquals(503, Errors.map(index(new SQLNonTransientConnectionException("closed"))).status());
         // SQL states: 08006 connection failure, 57P01 admin shutdown, 57P03 cannot connect now.
         for (String state : new String[]{"08001", "08006", "57P01", "57P03"}) {

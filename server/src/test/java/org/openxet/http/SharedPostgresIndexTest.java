@@ -2,10 +2,12 @@ package org.openxet.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
+import org.openxet.protocol.MerkleHash;
 import org.openxet.service.Access;
 import org.openxet.service.ServerConfig;
 import org.openxet.service.Services;
 import org.openxet.service.Users;
+import org.openxet.storage.OnlineCollection;
 import org.openxet.testing.LogCapture;
 import org.openxet.testing.MiniClient;
 import org.openxet.testing.PostgresServer;
@@ -17,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -159,6 +162,45 @@ class SharedPostgresIndexTest {
                 assertEquals(0, log.withStacks("org.openxet"), log.messages().toString());
             }
             assertEquals(200, eventually200(node, path, read, Duration.ofSeconds(20)));
+        }
+    }
+
+    /**
+     * Every connection of the index busy (an overloaded node, not a lost database): an upload that waited the pool's
+     * timeout for one gets 503 busy with Retry-After, logged as a refusal rather than as an index outage, and nothing
+     * is stored; once connections are free the same upload is stored.
+     */
+    @Test
+    void anUploadThatFindsEveryIndexConnectionInUseIsRefusedAsBusyNotAsAnOutage() throws Exception {
+        String url = PostgresServer.get().createDatabase("pool_busy");
+        ServerConfig.Storage storage = new ServerConfig.Storage(url, "", "", "us-east-1");
+        JsonNode xorb = Vectors.capture(SCENARIO).get("xorbs").get(0);
+        String path = "/v1/xorbs/default/" + xorb.get("xorb_hash").asText();
+        byte[] body = Vectors.bytes(xorb.get("file").asText());
+        try (TestServer node = new TestServer(c -> c.withStorage(storage))) {
+            OnlineCollection locks = node.services().index().shared().orElseThrow().onlineCollection();
+            List<OnlineCollection.UploadLock> held = new ArrayList<>();
+            try (LogCapture log = new LogCapture()) {
+                // Uploads of other xorbs in flight, one per connection of the pool (index.readers + 1).
+                for (int i = 0; i <= node.services().config().indexReaders(); i++) {
+                    held.add(locks.lockForUpload(MerkleHash.of(String.format("%064x", i + 1))));
+                }
+                HttpResponse<String> refused = node.post(path, node.writeToken(), body);
+                assertEquals(503, refused.statusCode(), refused.body());
+                assertEquals("{\"error\":\"busy\",\"message\":\"the server's index connections were all in use; retry "
+                        + "later\"}", refused.body());
+                assertEquals("10", refused.headers().firstValue("retry-after").orElse(null));
+                assertEquals(List.of(), log.warnings());
+                assertTrue(log.messages().stream().anyMatch(l -> l.contains("POST " + path + " -> 503 busy: ")),
+                        log.messages().toString());
+                assertEquals(0, log.withStacks("org.openxet"), log.messages().toString());
+            } finally {
+                for (OnlineCollection.UploadLock lock : held) lock.close();
+            }
+            assertFalse(node.services().index().hasXorb(MerkleHash.of(xorb.get("xorb_hash").asText())));
+            HttpResponse<String> stored = node.post(path, node.writeToken(), body);
+            assertEquals(200, stored.statusCode(), stored.body());
+            assertEquals("{\"was_inserted\":true}", stored.body());
         }
     }
 
