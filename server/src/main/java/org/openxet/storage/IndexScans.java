@@ -11,8 +11,8 @@ import java.util.function.Consumer;
  * The whole-index walks operators' tools make (fsck, backup, repair, the recovery after an unclean stop) and the
  * server's warm-up, apart from the reads and writes that serve requests ({@link Index#scans}). They run beside a
  * serving index, so they page: the {@code each*} walks and {@link #scopesOf} read {@link #SCAN_PAGE} rows a query and
- * {@link #sampleFiles} one row a query, each a short read that holds no long transaction on the serving index, and
- * the caller's work on a page runs with no connection held.
+ * {@link #sampleFiles} one indexed row an id (on PostgreSQL in one statement), each a short read that holds no long
+ * transaction on the serving index, and the caller's work on a page runs with no connection held.
  */
 public interface IndexScans {
     /** Row counts per table, for tests and operators. */
@@ -54,7 +54,7 @@ public interface IndexScans {
 
     /**
      * Up to {@code n} registered files spread over the whole index, each with a scope of the shard that registered it:
-     * for each of {@code n} random ids (from {@code seed}), the first file at or after it, one short indexed read each.
+     * for each of {@code n} random ids (from {@code seed}), the first file at or after it, a short indexed read each.
      * Read only: the server's warm-up asks for these before it reports ready.
      */
     List<FileInScope> sampleFiles(int n, long seed) throws IndexException;

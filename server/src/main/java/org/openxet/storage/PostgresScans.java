@@ -163,22 +163,24 @@ final class PostgresScans implements IndexScans {
                 return rows.findFirst().map(r -> number(r, "max")).orElse(0L);
             }
         });
-        List<FileInScope> out = new ArrayList<>();
+        if (max <= 0) return List.of();
         SplittableRandom random = new SplittableRandom(seed);
-        for (int i = 0; i < n && max > 0; i++) {
-            long from = 1 + random.nextLong(max);
-            read(() -> {
-                try (Stream<DbRow> rows = query(db.execute(),
-                        "SELECT f.hash, ss.scope FROM files f JOIN shard_scopes ss"
-                        + " ON ss.shard_id = f.shard_id WHERE f.id >= ? ORDER BY f.id LIMIT 1", from)) {
-                    rows.findFirst().ifPresent(r -> out.add(new FileInScope(MerkleHash.fromBytes(bytes(r, "hash")),
-                            r.column("scope").get(String.class))));
-                    return null;
-                }
-            });
-        }
-        return out;
+        long[] from = new long[n];
+        for (int i = 0; i < n; i++) from[i] = 1 + random.nextLong(max);
+        // One statement for all of them: a round trip each cost a restarted node a quarter of its 2 s warm-up on a
+        // cold JVM (256 reads, 245-267 ms), time its read path then did not warm.
+        return read(() -> {
+            try (Stream<DbRow> rows = query(db.execute(), SAMPLE_FILES, (Object) from)) {
+                return rows.map(r -> new FileInScope(MerkleHash.fromBytes(bytes(r, "hash")),
+                        r.column("scope").get(String.class))).toList();
+            }
+        });
     }
+
+    /** For each id asked, in the order asked, the first file at or after it and a scope of its shard. */
+    private static final String SAMPLE_FILES = "SELECT s.hash, s.scope FROM unnest(?::bigint[]) WITH ORDINALITY AS q (from_id, i)"
+            + " CROSS JOIN LATERAL (SELECT f.hash, ss.scope FROM files f JOIN shard_scopes ss ON ss.shard_id = f.shard_id"
+            + " WHERE f.id >= q.from_id ORDER BY f.id LIMIT 1) s ORDER BY q.i";
 
     @Override
     public List<MerkleHash> xorbHashes() throws IndexException {
