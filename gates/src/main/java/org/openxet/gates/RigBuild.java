@@ -31,6 +31,12 @@ import java.util.concurrent.BlockingQueue;
  */
 final class RigBuild {
     private static final String RECORD = "rig-fixture.json";
+    /**
+     * What the rows of a fixture with the same parameters look like; a change to {@link RigFixture}'s rows raises it,
+     * and a kept fixture of an older layout is refused, not measured. 2: the cold set's halves hold the shapes they
+     * are named for (in layout 1, which recorded no layout, each half mixed both).
+     */
+    static final int LAYOUT = 2;
 
     private RigBuild() {
     }
@@ -39,6 +45,7 @@ final class RigBuild {
     record Built(long files, long xorbs, long seed, int cold, String backend, double seconds, long indexBytes) {
         String json() {
             Map<String, Object> m = new LinkedHashMap<>();
+            m.put("layout", LAYOUT);
             m.put("files", files);
             m.put("xorbs", xorbs);
             m.put("seed", seed);
@@ -55,7 +62,7 @@ final class RigBuild {
         Path record = data.resolve(RECORD);
         if (!Files.exists(record)) return null;
         JsonNode built = new ObjectMapper().readTree(Files.readString(record));
-        boolean same = built.path("files").asLong() == f.files && built.path("xorbs").asLong() == f.xorbs()
+        boolean same = built.path("layout").asInt(1) == LAYOUT && built.path("files").asLong() == f.files && built.path("xorbs").asLong() == f.xorbs()
                 && built.path("seed").asLong() == f.seed && built.path("cold").asInt() == f.coldPerShape
                 && built.path("backend").asText().equals(backend);
         return same ? new Built(f.files, f.xorbs(), f.seed, f.coldPerShape, backend,
@@ -70,12 +77,20 @@ final class RigBuild {
                     built.seconds(), built.indexBytes());
             return built;
         }
+        Path record = data.resolve(RECORD);
+        if (Files.exists(record)) {
+            int layout = new ObjectMapper().readTree(Files.readString(record)).path("layout").asInt(1);
+            if (layout != LAYOUT) {
+                throw new IllegalStateException(data + " holds a rig fixture of layout " + layout + ", this rig builds "
+                        + "layout " + LAYOUT + " (its cold set's halves each hold one shape): delete " + data
+                        + (indexUrl == null ? "" : " and give an empty PostgreSQL database") + ", then run again");
+            }
+        }
         if (kept && Files.exists(data.resolve("index.sqlite"))) {
             throw new IllegalStateException(data + " holds an index that is not this fixture: give another --keep");
         }
         if (indexUrl != null && holdsXorbs(indexUrl)) {
             // Loading on top would fail at the first row with a duplicate key, in an error quoting megabytes of SQL.
-            Path record = data.resolve(RECORD);
             String holds = Files.exists(record) ? "a fixture built with " + Files.readString(record).strip()
                     : "and " + data + " records no fixture built there";
             throw new IllegalStateException("the PostgreSQL index " + ServerConfig.Storage.indexUrlForLogs(indexUrl)

@@ -145,7 +145,13 @@ final class RigFixture {
         return out.build().toArray();
     }
 
+    /**
+     * A large file's shape: the population's at random, the cold set's by its place in the set, so that
+     * {@link #coldFile}'s half of each shape holds that shape (until layout 2 it was random there too, and the cold
+     * stage's two shapes were each a mix of both).
+     */
     Shape shape(long i) {
+        if (i >= files) return ((i - files) & 1) == 0 ? Shape.UNMERGED : Shape.MERGED;
         return (mix(i) & 1) == 0 ? Shape.UNMERGED : Shape.MERGED;
     }
 

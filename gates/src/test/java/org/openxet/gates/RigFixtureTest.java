@@ -29,6 +29,7 @@ import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -120,6 +121,44 @@ class RigFixtureTest {
                     assertArrayEquals(want.xorbs(), got.xorbs(), "file " + i);
                 }
             }
+        } finally {
+            Files2.deleteTree(tmp);
+        }
+    }
+
+    @Test
+    void eachHalfOfTheColdSetHoldsTheShapeItIsNamedFor() {
+        RigFixture f = new RigFixture(3000, 7, 3);
+        for (ReconstructionFixtures.Shape shape : ReconstructionFixtures.Shape.values()) {
+            for (int k = 0; k < 3; k++) {
+                FileRecord r = f.file(f.coldFile(shape, k));
+                int changes = 0;
+                for (int t = 1; t < r.termCount(); t++) {
+                    if (r.term(t, FileRecord.XORB) != r.term(t - 1, FileRecord.XORB)) changes++;
+                }
+                // Unmerged: every term names another xorb than the one before it; merged: each xorb's terms are one run.
+                int want = shape == ReconstructionFixtures.Shape.UNMERGED ? r.termCount() - 1
+                        : r.termCount() / ReconstructionFixtures.TERMS_PER_XORB - 1;
+                assertEquals(100_000, r.termCount());
+                assertEquals(want, changes, shape + " cold file " + k);
+            }
+        }
+    }
+
+    @Test
+    void aKeptFixtureOfAnOlderLayoutIsRefusedNotMeasured() throws Exception {
+        Path tmp = Files.createTempDirectory("openxet-rig-layout-test");
+        try {
+            RigFixture f = new RigFixture(3000, 7, 1);
+            // What a rig before layout 2 recorded for the same parameters: no layout field.
+            Files.writeString(tmp.resolve("rig-fixture.json"), "{\"files\":3000,\"xorbs\":" + f.xorbs()
+                    + ",\"seed\":7,\"cold\":1,\"backend\":\"sqlite\",\"fixture_build_s\":1.0,\"index_bytes\":1}\n");
+            Files.writeString(tmp.resolve("index.sqlite"), "");
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> RigBuild.existingOrBuild(f, tmp, null, true));
+            assertEquals(tmp + " holds a rig fixture of layout 1, this rig builds layout 2 (its cold set's halves each"
+                    + " hold one shape): delete " + tmp + ", then run again", e.getMessage());
+            assertEquals(0, Files.size(tmp.resolve("index.sqlite")), "nothing written");
         } finally {
             Files2.deleteTree(tmp);
         }
