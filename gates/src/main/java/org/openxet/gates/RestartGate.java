@@ -78,6 +78,7 @@ final class RestartGate {
 
     static int run(Args args) throws Exception {
         RigSetup setup = RigSetup.of(args, "openxet-restart");
+        if (args.flag("drop-caches")) PageCache.checkAllowed();
         int seconds = args.integer("seconds", 30);
         int repeats = args.integer("repeats", 1);
         List<Integer> rates = new ArrayList<>();
@@ -179,6 +180,7 @@ final class RestartGate {
     /** One fresh server: started, polled until ready, loaded from its first moment, stopped. */
     private static Run once(Args args, RigSetup setup, Variant v, int rate, int seconds) throws Exception {
         Thread.sleep(2000); // the previous server's exit and the page cache settle
+        if (args.flag("drop-caches")) PageCache.drop();
         Path log = setup.data.resolveSibling("restart-server.log");
         long t0 = System.nanoTime();
         Process server = ServerProcess.start(args, setup.data, log, setup.indexUrlOrNull(), v.jvm(), v.env());

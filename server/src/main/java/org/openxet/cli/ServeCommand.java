@@ -96,7 +96,8 @@ public final class ServeCommand implements Callable<Integer> {
         }
         // Not ready until the warm-up is done: a balancer polling /ready from the first moment waits for it.
         java.time.Duration warmup = cfg.warmupDuration();
-        if (!warmup.isZero()) services.readiness().warmingUp();
+        boolean warming = !warmup.isZero() || !cfg.indexPreload().isZero();
+        if (warming) services.readiness().warmingUp();
         WebServer server = OpenxetServer.start(services);
         if (!server.isRunning()) {
             // Helidon has logged why (an address in use, an unknown host); nothing was served, so the stop is clean.
@@ -141,8 +142,12 @@ public final class ServeCommand implements Callable<Integer> {
         System.out.println("  users:  ./openxet user add --data " + dataDir + " --name NAME --repos 'models/NAME/*' --write");
         System.out.println("  token:  ./openxet token --data " + dataDir + " --repo models/NAME/REPO --write");
         System.out.flush();
-        if (!warmup.isZero()) {
-            WarmUp.run(server.port(), services, warmup, Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
+        if (warming) {
+            // The index's pages first: a warm-up reading them from disk would warm the JIT on slow answers.
+            preloadIndex(services);
+            if (!warmup.isZero()) {
+                WarmUp.run(server.port(), services, warmup, Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
+            }
             services.readiness().warmedUp();
         }
         stopRequested.await();
@@ -152,6 +157,16 @@ public final class ServeCommand implements Callable<Integer> {
         System.out.flush();
         close.run();
         return 0;
+    }
+
+    /** One line saying what the page-cache preload did; a failure to read is that line too, and the node still starts. */
+    private static void preloadIndex(Services services) {
+        try {
+            services.preloadIndex().ifPresent(r -> System.out.println("openxet: the index: " + r.describe()));
+        } catch (IOException | RuntimeException e) {
+            System.out.println("openxet: the index was not read into the page cache (" + e.getMessage() + ")");
+        }
+        System.out.flush();
     }
 
     /**

@@ -71,7 +71,10 @@ public final class Readiness {
 
     public State check() {
         if (draining) return new State(false, "draining: the server is stopping");
-        if (warming) return new State(false, "warming up: the server is exercising its read path before it takes traffic");
+        if (warming) {
+            return new State(false, "warming up: the server is reading its index into memory and exercising its read"
+                    + " path before it takes traffic");
+        }
         CompletableFuture<State> current;
         synchronized (this) {
             long now = System.nanoTime();

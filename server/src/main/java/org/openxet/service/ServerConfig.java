@@ -104,6 +104,11 @@ public final class ServerConfig {
         return get(Settings.WARMUP_DURATION);
     }
 
+    /** How long the server may spend reading a SQLite index into the page cache before it reports ready; zero: not at all. */
+    public Duration indexPreload() {
+        return get(Settings.WARMUP_INDEX_PRELOAD);
+    }
+
     public Duration urlsTtl() {
         return get(Settings.URLS_TTL);
     }

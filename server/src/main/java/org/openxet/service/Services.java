@@ -6,6 +6,7 @@ import org.openxet.storage.FileAuthStore;
 import org.openxet.storage.Index;
 import org.openxet.storage.IndexException;
 import org.openxet.storage.LocalBucket;
+import org.openxet.storage.PageCachePreload;
 import org.openxet.storage.PostgresIndex;
 import org.openxet.storage.S3Bucket;
 import org.openxet.storage.SqliteIndex;
@@ -13,12 +14,17 @@ import org.openxet.storage.SqliteIndex;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 
 /**
  * Everything a running server needs, wired once from its configuration: storage (index + bucket), keys, and the
  * services the HTTP routes call. Tests build one on a temp directory; {@code openxet serve} builds one on the data dir.
  */
 public final class Services implements AutoCloseable {
+    /** The embedded index's file in the data dir (SQLite adds {@code -wal} and {@code -shm} beside it). */
+    public static final String SQLITE_INDEX = "index.sqlite";
     private final ServerConfig config;
     private final Secrets secrets;
     private final Index index;
@@ -105,7 +111,7 @@ public final class Services implements AutoCloseable {
     /** SQLite at {@code <data>/index.sqlite}, or PostgreSQL with as many connections as SQLite opens (one more). */
     private static Index openIndex(ServerConfig config, int readers) throws IndexException {
         String url = config.storage().indexUrl();
-        return url.isEmpty() ? new SqliteIndex(config.dataDir().resolve("index.sqlite"), readers)
+        return url.isEmpty() ? new SqliteIndex(config.dataDir().resolve(SQLITE_INDEX), readers)
                 : new PostgresIndex(url, readers + 1);
     }
 
@@ -183,6 +189,18 @@ public final class Services implements AutoCloseable {
 
     public Clock clock() {
         return clock;
+    }
+
+    /**
+     * Reads a SQLite index into the page cache for at most {@code warmup.index-preload} ({@link PageCachePreload}):
+     * empty when that is {@code 0s} or the index is PostgreSQL's.
+     */
+    public Optional<PageCachePreload.Result> preloadIndex() throws IOException {
+        Duration limit = config.indexPreload();
+        if (limit.isZero() || !config.storage().indexUrl().isEmpty()) return Optional.empty();
+        Path file = config.dataDir().resolve(SQLITE_INDEX);
+        List<Path> files = List.of(file, file.resolveSibling(SQLITE_INDEX + "-wal"));
+        return Optional.of(PageCachePreload.run(files, limit, PageCachePreload.availableMemory().orElse(Long.MAX_VALUE)));
     }
 
     public Readiness readiness() {

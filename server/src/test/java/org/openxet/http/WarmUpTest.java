@@ -32,8 +32,8 @@ class WarmUpTest {
             s.services().readiness().warmingUp();
             HttpResponse<String> warming = s.get("/ready", null);
             assertEquals(503, warming.statusCode());
-            assertEquals("{\"error\":\"not_ready\",\"message\":\"warming up: the server is exercising its read path"
-                    + " before it takes traffic\"}", warming.body());
+            assertEquals("{\"error\":\"not_ready\",\"message\":\"warming up: the server is reading its index into"
+                    + " memory and exercising its read path before it takes traffic\"}", warming.body());
             assertEquals("1", warming.headers().firstValue("Retry-After").orElse(""));
             assertEquals(200, s.get("/health", null).statusCode());
 
