@@ -89,7 +89,7 @@ public final class Settings {
                     "at start-up, before `/ready` answers 200, the server asks itself for reconstructions of files sampled from its own index over loopback for this long (reads only; an upload is first rehearsed in memory, nothing stored), so the first requests and uploads meet a warm JVM; `/health` answers meanwhile; `0s` = ready as soon as it listens");
     public static final Setting<Duration> WARMUP_INDEX_PRELOAD = durationOrZero("warmup.index-preload", Duration.ofSeconds(60))
             .documented("`60s`",
-                    "at start-up, before `/ready` answers 200 and before the self-warm-up, a SQLite index that fits in the memory the kernel has available is read into the page cache for at most this long (a rebooted node's index is on disk: 16.9 GB took 20 s here; an index already cached takes milliseconds); `/health` answers meanwhile; `0s` = not read. PostgreSQL's index is the database's to cache");
+                    "at start-up, before `/ready` answers 200 and before the self-warm-up, a SQLite index that fits in the memory the kernel has available is read into the page cache for at most this long (a rebooted node's index is on disk: 16.9 GB took 6–9 s here; an index already cached takes milliseconds); `/health` answers meanwhile; `0s` = not read. PostgreSQL's index is the database's to cache");
     public static final Setting<Duration> AUTH_MAX_LIFETIME = duration("auth.max-lifetime", AuthConfig.DEFAULTS.maxLifetime())
             .documented("`24h`",
                     "no token is minted for longer (`openxet token --ttl`, the token routes), and none is accepted with more than this left before its `exp`, whoever minted it → 401");

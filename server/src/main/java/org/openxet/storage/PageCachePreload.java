@@ -22,20 +22,20 @@ import java.util.regex.Pattern;
  * SQLite index is on disk, not in memory, and every lookup a client asks for then waits on the disk: a node on a
  * 10^7-file index (16.9 GB) offered 1,000 req/s had a median 8.5 one-second windows with p99 over 50 ms (worst
  * 2.2–3.8 s), reading from disk throughout, and 5.5 after this read (docs/BENCHMARKS.md, "Restart under load").
- * Reading the whole file costs 6–8 s there when nothing is cached and 0.4–0.7 s when it all is, so it is done at every
- * start.
+ * Reading the whole file costs 6–9 s there when nothing is cached and 0.4–0.6 s when it all is (a JVM just started;
+ * 0.1–0.2 s in a warm one), so it is done at every start.
  *
  * <p>Linux's {@code readahead(2)}: the kernel fills the cache from the disk in the file's own order, without copying
  * the file into this process, and a page already cached costs a lookup. Each call covers {@link #STEP} bytes because
- * the kernel reads at most the device's readahead window per call, and a byte read every {@link #TOUCH} bytes waits
- * for the reads and fills what a smaller window left out. Another system, or a libc without the call, is skipped
+ * the kernel reads at most the device's readahead window per call, and a byte read every window ({@link #window})
+ * waits for the reads and fills what a window left out. Another system, or a libc without the call, is skipped
  * with a reason.
  */
 public final class PageCachePreload {
     /** Bytes a call asks for; the kernel reads up to the device's readahead window of them (128 KiB to 8 MiB). */
     static final long STEP = 2L << 20;
-    /** A byte is read every this many: the smallest readahead window devices use (Linux's default, 128 KiB). */
-    static final long TOUCH = 128L << 10;
+    /** The least a call reads: Linux's default readahead window, the smallest devices use. */
+    static final long SMALLEST_WINDOW = 128L << 10;
     private static final Pattern MEM_AVAILABLE = Pattern.compile("(?m)^MemAvailable:\\s+(\\d+) kB$");
     private static final int O_RDONLY = 0;
     private static final Calls CALLS = Calls.find();
@@ -81,6 +81,7 @@ public final class PageCachePreload {
         for (Path f : files) {
             if (!Files.exists(f)) continue;
             long size = Files.size(f);
+            long touch = window(f);
             int fd = CALLS.open(f);
             try (FileChannel channel = FileChannel.open(f, StandardOpenOption.READ)) {
                 ByteBuffer one = ByteBuffer.allocateDirect(1);
@@ -91,9 +92,9 @@ public final class PageCachePreload {
                     long n = Math.min(STEP, size - at);
                     CALLS.readahead(fd, at, n, f);
                     // readahead(2) only starts the reads, and reads no more than the device's window per call: a byte
-                    // read every TOUCH bytes waits for them and reads what the window left out, so "ready" means in
-                    // memory (16.9 GB: 3.7 s without these reads, with most of the disk reads still to come).
-                    for (long end = at + TOUCH; ; end += TOUCH) {
+                    // read every window waits for them and reads what a window left out, so "ready" means in memory
+                    // (16.9 GB: 3.7 s without these reads, with most of the disk reads still to come).
+                    for (long end = at + touch; ; end += touch) {
                         channel.read(one.clear(), Math.min(end, at + n) - 1);
                         if (end >= at + n) break;
                     }
@@ -104,6 +105,32 @@ public final class PageCachePreload {
             }
         }
         return new Result(done, total, (System.nanoTime() - start) / 1_000_000, null);
+    }
+
+    /**
+     * What one readahead(2) call reads of the device holding {@code file}, at most {@link #STEP}: the larger of its
+     * readahead window and its largest request (Linux's {@code force_page_cache_ra}). On the cached 16.9 GB index, in
+     * a warm JVM, a byte read every 128 KiB took 0.4–0.7 s and one a window (this VM's disk says 8 MiB, so one a 2 MiB
+     * step, a sixteenth as many) 0.1–0.2 s; in a server just started, 0.41 and 0.55 s. Where sysfs does not say (no
+     * block device, another system), {@link #SMALLEST_WINDOW}.
+     */
+    static long window(Path file) {
+        try {
+            long dev = ((Number) Files.getAttribute(file, "unix:dev")).longValue();
+            long major = ((dev >>> 8) & 0xfff) | ((dev >>> 32) & ~0xfffL);
+            long minor = (dev & 0xff) | ((dev >>> 12) & ~0xffL);
+            Path device = Path.of("/sys/dev/block/" + major + ":" + minor);
+            // A partition's queue is its disk's.
+            Path queue = Files.isDirectory(device.resolve("queue")) ? device.resolve("queue") : device.resolve("../queue");
+            long kib = Math.max(kib(queue.resolve("read_ahead_kb")), kib(queue.resolve("max_sectors_kb")));
+            return Math.clamp(kib << 10, SMALLEST_WINDOW, STEP);
+        } catch (IOException | RuntimeException e) {
+            return SMALLEST_WINDOW;
+        }
+    }
+
+    private static long kib(Path sysfs) throws IOException {
+        return Long.parseLong(Files.readString(sysfs).trim());
     }
 
     /** The kernel's MemAvailable from {@code /proc/meminfo}, empty where there is none. */

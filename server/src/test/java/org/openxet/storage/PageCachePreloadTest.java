@@ -52,6 +52,11 @@ class PageCachePreloadTest {
     }
 
     @Test
+    void aFileOnNoBlockDeviceIsTouchedEverySmallestWindow() {
+        assertEquals(PageCachePreload.SMALLEST_WINDOW, PageCachePreload.window(Path.of("/proc/meminfo")));
+    }
+
+    @Test
     void theKernelSaysHowMuchMemoryIsAvailable() {
         long available = PageCachePreload.availableMemory().orElseThrow();
         assertTrue(available > 64L << 20, Long.toString(available));
