@@ -16,15 +16,30 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>Why not {@code java.net.http}: its responses cross a selector thread and arrive as lists of copied
  * {@code ByteBuffer}s, which adds a thread hand-off and a copy per buffer to every timing, and spends the CPU the
- * warm-up is there to give the server's own code. Here the calling thread reads the socket itself into one reused
- * buffer (256 KiB for a gate), so the time to the last byte is the server's time plus the loopback transfer and one
- * {@code read} per buffer. Not a general client: no redirects, no TLS, no pipelining.
+ * warm-up is there to give the server's own code. Here the calling thread reads the socket itself, so the time to the
+ * last byte is the server's time plus the loopback transfer and one {@code read} per 256 KiB (a gate's reads).
+ *
+ * <p>A connection's own buffer holds only the status line and headers (16 KiB). A body nobody keeps is read into
+ * {@link #DISCARD}, one array every connection shares, since no one reads those bytes back. An open-loop generator
+ * that falls behind opens a connection per request in flight, and with 256 KiB of its own each, the restart gate's
+ * backlog after a start (about 1,200 new connections in its first 3 s) grew the generator's live heap by 300 MB that its young
+ * collector copied in pauses of 355–462 ms, on the two cores the server was starting on (docs/BENCHMARKS.md,
+ * "Restart under load"). Not a general client: no redirects, no TLS, no pipelining.
  */
 public final class RawHttp implements AutoCloseable {
     private final Socket socket;
     private final InputStream in;
     private final OutputStream out;
+    /** Where the body bytes no one keeps are read to, by every connection at once: nothing reads them back. */
+    private static final byte[] DISCARD = new byte[256 * 1024];
+    /** A connection's own buffer: the status line, the headers, and whatever the first read brought of the body. */
+    private static final int HEAD_BUFFER_BYTES = 16 * 1024;
+
     private final byte[] buf;
+    /** The most one read of a body asks for. */
+    private final int readBytes;
+    /** For bodies the caller keeps, made at the first of them: most connections never keep one. */
+    private byte[] keepBuf;
     private int pos;
     private int lim;
     private boolean closed;
@@ -41,24 +56,25 @@ public final class RawHttp implements AutoCloseable {
     }
 
     /**
-     * A gate's connection: connect and each read may take up to 60 s (its largest answers under load), read through
-     * a 256 KiB buffer from a 1 MiB socket receive buffer.
+     * A gate's connection: connect and each read may take up to 60 s (its largest answers under load), bodies read
+     * 256 KiB at a time from a 1 MiB socket receive buffer.
      */
     public RawHttp(String host, int port) throws IOException {
         this(host, port, 60_000, 256 * 1024, 1 << 20);
     }
 
     /**
-     * A connection that gives up on a connect, or a read that receives nothing, after {@code timeoutMillis}, read
-     * through a buffer of {@code bufferBytes}, with the kernel's own receive buffer sizing.
+     * A connection that gives up on a connect, or a read that receives nothing, after {@code timeoutMillis}, and reads
+     * a body at most {@code readBytes} (up to 256 KiB) at a time, with the kernel's own receive buffer sizing.
      */
-    public RawHttp(String host, int port, int timeoutMillis, int bufferBytes) throws IOException {
-        this(host, port, timeoutMillis, bufferBytes, 0);
+    public RawHttp(String host, int port, int timeoutMillis, int readBytes) throws IOException {
+        this(host, port, timeoutMillis, readBytes, 0);
     }
 
-    private RawHttp(String host, int port, int timeoutMillis, int bufferBytes, int receiveBufferBytes)
+    private RawHttp(String host, int port, int timeoutMillis, int readBytes, int receiveBufferBytes)
             throws IOException {
-        buf = new byte[bufferBytes];
+        this.readBytes = Math.min(readBytes, DISCARD.length);
+        buf = new byte[Math.min(HEAD_BUFFER_BYTES, this.readBytes)];
         socket = new Socket();
         socket.setTcpNoDelay(true);
         // Before connecting: a receive buffer over 64 KiB needs window scaling, agreed in the handshake.
@@ -176,22 +192,27 @@ public final class RawHttp implements AutoCloseable {
     }
 
     private void consume(long n, ByteArrayOutputStream keep) throws IOException {
+        // First what the header reads brought of the body.
+        int buffered = (int) Math.min(n, lim - pos);
+        if (keep != null) keep.write(buf, pos, buffered);
+        pos += buffered;
+        n -= buffered;
+        byte[] into = keep == null ? DISCARD : keepBuffer();
         while (n > 0) {
-            if (pos == lim) {
-                // Never read past this body: the next bytes on the socket belong to the next answer.
-                int r = in.read(buf, 0, (int) Math.min(buf.length, n));
-                if (r < 0) {
-                    closed = true;
-                    throw new EOFException("server closed the connection mid-body");
-                }
-                pos = 0;
-                lim = r;
+            // Never read past this body: the next bytes on the socket belong to the next answer.
+            int r = in.read(into, 0, (int) Math.min(readBytes, n));
+            if (r < 0) {
+                closed = true;
+                throw new EOFException("server closed the connection mid-body");
             }
-            int take = (int) Math.min(n, lim - pos);
-            if (keep != null) keep.write(buf, pos, take);
-            pos += take;
-            n -= take;
+            if (keep != null) keep.write(into, 0, r);
+            n -= r;
         }
+    }
+
+    private byte[] keepBuffer() {
+        if (keepBuf == null) keepBuf = new byte[readBytes];
+        return keepBuf;
     }
 
     private String line() throws IOException {
