@@ -21,20 +21,20 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>A connection's own buffer holds only the status line and headers (16 KiB). A body nobody keeps is read into
  * {@link #DISCARD}, one array every connection shares, since no one reads those bytes back. An open-loop generator
- * that falls behind opens a connection per request in flight, and with 256 KiB of its own each, the restart gate's
- * backlog after a start (about 1,200 new connections in its first 3 s) grew the generator's live heap by 300 MB that its young
- * collector copied in pauses of 355–462 ms, on the two cores the server was starting on (docs/BENCHMARKS.md,
- * "Restart under load"). Not a general client: no redirects, no TLS, no pipelining.
+ * that falls behind opens a connection per request in flight. With 256 KiB of its own each, the restart gate's
+ * backlog after a start (about 1,200 new connections in its first 3 s) grew the generator's live heap by 300 MB,
+ * which its young collector copied in pauses of 355–462 ms on the two cores the server was starting on
+ * (docs/BENCHMARKS.md, "Restart under load"). Not a general client: no redirects, no TLS, no pipelining.
  */
 public final class RawHttp implements AutoCloseable {
-    private final Socket socket;
-    private final InputStream in;
-    private final OutputStream out;
     /** Where the body bytes no one keeps are read to, by every connection at once: nothing reads them back. */
     private static final byte[] DISCARD = new byte[256 * 1024];
     /** A connection's own buffer: the status line, the headers, and whatever the first read brought of the body. */
     private static final int HEAD_BUFFER_BYTES = 16 * 1024;
 
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
     private final byte[] buf;
     /** The most one read of a body asks for. */
     private final int readBytes;
@@ -197,6 +197,7 @@ public final class RawHttp implements AutoCloseable {
         if (keep != null) keep.write(buf, pos, buffered);
         pos += buffered;
         n -= buffered;
+        if (n == 0) return;
         byte[] into = keep == null ? DISCARD : keepBuffer();
         while (n > 0) {
             // Never read past this body: the next bytes on the socket belong to the next answer.

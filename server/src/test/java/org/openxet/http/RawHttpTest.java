@@ -56,7 +56,7 @@ class RawHttpTest {
 
     private static Void answer(Socket s) throws IOException {
         try (s) {
-            BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII));
+            var in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII));
             OutputStream out = s.getOutputStream();
             for (String request = in.readLine(); request != null; request = in.readLine()) {
                 while (!in.readLine().isEmpty()) {
@@ -67,24 +67,28 @@ class RawHttpTest {
                 int salt = Integer.parseInt(path[3]);
                 byte[] b = body(size, salt);
                 if (path[1].equals("length")) {
-                    out.write(("HTTP/1.1 200 OK\r\nContent-Length: " + size + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                    out.write(ascii("HTTP/1.1 200 OK\r\nContent-Length: " + size + "\r\n\r\n"));
                     out.write(b);
                 } else {
-                    out.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    out.write(ascii("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"));
                     int third = size / 3;
                     for (int[] chunk : new int[][]{{0, third}, {third, 2 * third}, {2 * third, size}}) {
                         int n = chunk[1] - chunk[0];
                         if (n == 0) continue;
-                        out.write((Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                        out.write(ascii(Integer.toHexString(n) + "\r\n"));
                         out.write(b, chunk[0], n);
-                        out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+                        out.write(ascii("\r\n"));
                     }
-                    out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    out.write(ascii("0\r\n\r\n"));
                 }
                 out.flush();
             }
         }
         return null;
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
     }
 
     private static byte[] get(String kind, int size, int salt, int port) {
@@ -120,8 +124,9 @@ class RawHttpTest {
                     try (RawHttp http = new RawHttp("127.0.0.1", port)) {
                         for (int round = 0; round < 5; round++) {
                             // Discarded into the array every connection shares while the others do the same...
-                            RawHttp.Response dropped = http.exchange(get("length", 1024 * 1024 + round, salt, port), null);
-                            assertEquals(1024 * 1024 + round, dropped.bodyBytes());
+                            int size = 1024 * 1024 + round;
+                            RawHttp.Response dropped = http.exchange(get("length", size, salt, port), null);
+                            assertEquals(size, dropped.bodyBytes());
                             // ...and the next answer on the same connection still starts at its own first byte.
                             ByteArrayOutputStream kept = new ByteArrayOutputStream();
                             RawHttp.Response r = http.exchange(get("chunked", 40_000 + round, salt + 100, port), kept);
