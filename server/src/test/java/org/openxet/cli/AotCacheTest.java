@@ -4,13 +4,11 @@ import org.junit.jupiter.api.Test;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -58,16 +56,9 @@ class AotCacheTest {
             assertEquals(List.of("  start:  the AOT cache " + garbage + " could not be used (made with other JVM options"
                     + " or another JDK); started without it, the first seconds are slower"), aot);
             assertTrue(lines.stream().noneMatch(l -> l.contains("error") || l.contains("[warning]")), String.join("\n", lines));
-            // Ready once the index is read into the page cache (warmup.index-preload, after the banner): polled, as
-            // a balancer does; an empty index takes milliseconds.
-            HttpClient http = HttpClient.newHttpClient();
-            HttpRequest readyRequest = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/ready")).build();
-            long readyBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            HttpResponse<String> ready = http.send(readyRequest, HttpResponse.BodyHandlers.ofString());
-            while (ready.statusCode() != 200 && System.nanoTime() < readyBy) {
-                Thread.sleep(20);
-                ready = http.send(readyRequest, HttpResponse.BodyHandlers.ofString());
-            }
+            // Ready once the index is read into the page cache (warmup.index-preload, after the banner); an empty
+            // index takes milliseconds.
+            HttpResponse<String> ready = CliTest.awaitReady(port, Duration.ofSeconds(30));
             assertEquals(200, ready.statusCode(), ready.body());
         } finally {
             p.destroy();

@@ -16,10 +16,15 @@ import org.openxet.testing.Vectors;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -50,6 +55,22 @@ class CliTest {
         JsonNode lastJson() throws Exception {
             return JSON.readTree(lines().getLast());
         }
+    }
+
+    /**
+     * Polls a {@code serve} process's {@code /ready} every 20 ms, as a balancer does, until it answers 200 or
+     * {@code within} has passed; returns the last answer for the caller to assert on.
+     */
+    static HttpResponse<String> awaitReady(int port, Duration within) throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        HttpRequest ready = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/ready")).build();
+        long deadline = System.nanoTime() + within.toNanos();
+        HttpResponse<String> answer = http.send(ready, HttpResponse.BodyHandlers.ofString());
+        while (answer.statusCode() != 200 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            answer = http.send(ready, HttpResponse.BodyHandlers.ofString());
+        }
+        return answer;
     }
 
     static synchronized Run run(String... args) {

@@ -6,12 +6,9 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -74,12 +71,8 @@ class ServeIndexPreloadTest {
                         .findFirst().orElse(-1);
                 Thread.sleep(20);
             }
-            HttpClient http = HttpClient.newHttpClient();
-            HttpRequest ready = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/ready")).build();
-            while (http.send(ready, HttpResponse.BodyHandlers.ofString()).statusCode() != 200) {
-                assertTrue(System.nanoTime() < deadline, "not ready within 30 s");
-                Thread.sleep(20);
-            }
+            assertEquals(200, CliTest.awaitReady(port, Duration.ofNanos(deadline - System.nanoTime())).statusCode(),
+                    "not ready within 30 s");
             Thread.sleep(500);
             return List.copyOf(lines);
         } finally {
