@@ -19,8 +19,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,7 +29,8 @@ import java.util.logging.Logger;
  * accept, before a byte is read) around Helidon's own HTTP/1 selector:
  * <ul>
  * <li>a <b>head deadline</b>: a connection whose request head (request line and headers) is not complete within
- *     {@code head.timeout} of its opening, or of its next request line when kept alive, is closed.
+ *     {@code head.timeout} of its opening, or of its next request line when kept alive, is closed (by a sweep
+ *     every {@link #SWEEP_EVERY}, so up to that much later).
  *     Helidon's idle timeout only covers the wait for a request line, and a connection that never sends a byte was
  *     not even counted (with two selectors, Helidon reads the first byte before it registers the connection), so 605
  *     silent or trickling sockets held the connection cap for good;</li>
@@ -42,13 +41,29 @@ import java.util.logging.Logger;
  */
 final class ConnectionGuard {
     private static final Logger LOG = Logger.getLogger(ConnectionGuard.class.getName());
-    /** One thread for every deadline; a cancelled one leaves the queue at once (two per request on a busy server). */
-    private static final ScheduledThreadPoolExecutor TIMER = Timers.daemon("openxet-head-deadline");
+    /** How often the sweep looks for heads past their deadline: a slow head is closed at most this late. */
+    static final Duration SWEEP_EVERY = Duration.ofMillis(250);
+    /**
+     * Every armed head deadline of every guard in this process, checked by one sweep every {@link #SWEEP_EVERY}.
+     * Why a sweep and not a timer task each: a head is armed and disarmed once per request, and scheduling a task on
+     * an idle timer wakes its thread (a futex call each way); at 1,000 requests/s the timer's queue and thread took
+     * about 4 % of the server's CPU samples in the release rig (docs/BENCHMARKS.md, "Per-request overhead"). Arming
+     * now costs a map put.
+     */
+    private static final Map<ConnectionContext, Armed> ARMED = new ConcurrentHashMap<>();
+
+    static {
+        Timers.daemon("openxet-head-deadline").scheduleWithFixedDelay(ConnectionGuard::sweep,
+                SWEEP_EVERY.toMillis(), SWEEP_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** A head's deadline ({@link System#nanoTime}) and the guard that set it. */
+    private record Armed(ConnectionGuard guard, long deadlineNanos) {
+    }
 
     private final Duration headerTimeout;
     private final int perAddress;
     private final Map<InetAddress, AtomicInteger> open = new ConcurrentHashMap<>();
-    private final Map<ConnectionContext, ScheduledFuture<?>> deadlines = new ConcurrentHashMap<>();
     private final ThrottledLog closedSlow = new ThrottledLog("closed connections whose request head was not complete within");
     private final ThrottledLog refused = new ThrottledLog("closed connections over the per-address limit of");
 
@@ -67,7 +82,7 @@ final class ConnectionGuard {
             @Override
             public void prologue(ConnectionContext ctx, HttpPrologue prologue) {
                 // A new connection's deadline runs from its opening; a kept-alive one's from this request line.
-                if (!deadlines.containsKey(ctx)) arm(ctx);
+                if (!ARMED.containsKey(ctx)) arm(ctx);
             }
 
             @Override
@@ -155,20 +170,30 @@ final class ConnectionGuard {
     }
 
     private void arm(ConnectionContext ctx) {
-        ScheduledFuture<?> deadline = TIMER.schedule(() -> {
-            if (deadlines.remove(ctx) != null) {
-                closedSlow.note(headerTimeout.toSeconds() + " s");
-                // Closing the socket ends the connection thread's blocked read; Helidon then releases its slot.
-                closeQuietly(ctx);
-            }
-        }, headerTimeout.toMillis(), TimeUnit.MILLISECONDS);
-        ScheduledFuture<?> old = deadlines.put(ctx, deadline);
-        if (old != null) old.cancel(false);
+        ARMED.put(ctx, new Armed(this, System.nanoTime() + headerTimeout.toNanos()));
     }
 
-    private void disarm(ConnectionContext ctx) {
-        ScheduledFuture<?> deadline = deadlines.remove(ctx);
-        if (deadline != null) deadline.cancel(false);
+    private static void disarm(ConnectionContext ctx) {
+        ARMED.remove(ctx);
+    }
+
+    /**
+     * Closes every connection whose head is past its deadline. Nothing may escape: a periodic task that throws is
+     * never run again, and the deadlines would stop with it.
+     */
+    private static void sweep() {
+        long now = System.nanoTime();
+        ARMED.forEach((ctx, armed) -> {
+            if (now - armed.deadlineNanos() >= 0 && ARMED.remove(ctx, armed)) {
+                try {
+                    armed.guard().closedSlow.note(armed.guard().headerTimeout.toSeconds() + " s");
+                    // Closing the socket ends the connection thread's blocked read; Helidon then releases its slot.
+                    closeQuietly(ctx);
+                } catch (RuntimeException e) {
+                    LOG.warning("could not close a connection past its head deadline: " + e);
+                }
+            }
+        });
     }
 
     private static void closeQuietly(ConnectionContext ctx) {

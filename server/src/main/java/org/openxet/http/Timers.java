@@ -3,10 +3,10 @@ package org.openxet.http;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 /**
- * The timer threads of the HTTP layer (head deadlines, body stall checks, lingering closes, v2 shard heartbeats): one
- * daemon thread each. A cancelled task leaves the queue at once. The JDK's default keeps it queued until its time
- * comes, and with it whatever it holds (the request's thread, an upload's output stream). Each of these timers
- * schedules and cancels once or twice per request, with delays of seconds.
+ * The timer threads of the HTTP layer (the head deadlines' sweep, body stall checks, lingering closes, v2 shard
+ * heartbeats): one daemon thread each. A cancelled task leaves the queue at once. The JDK's default keeps it queued
+ * until its time comes, and with it whatever it holds (the request's thread, an upload's output stream). The body
+ * and shard timers schedule and cancel once or twice per upload, with delays of seconds.
  */
 final class Timers {
     private Timers() {
