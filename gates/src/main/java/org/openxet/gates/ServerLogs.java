@@ -1,19 +1,19 @@
 package org.openxet.gates;
 
-import org.openxet.cli.LogLineFormatter;
+import org.openxet.cli.AsyncConsoleHandler;
 
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.FileHandler;
 import java.util.logging.Level;
 import java.util.logging.LogManager;
 import java.util.logging.Logger;
 
 /**
  * The in-process server logs as {@code openxet serve} does (the levels and the line of
- * server/src/main/resources/logging.properties, an access-log line per request, flushed per record) but into a file,
+ * server/src/main/resources/logging.properties, an access-log line per request, its handler) but into a file,
  * so the gate's own output stays readable and its JSON line stays last.
  */
 final class ServerLogs {
@@ -26,9 +26,7 @@ final class ServerLogs {
     static void toFile(Path file) throws IOException {
         LogManager.getLogManager().reset();
         Logger root = Logger.getLogger("");
-        FileHandler handler = new FileHandler(file.toString());
-        handler.setFormatter(new LogLineFormatter());
-        handler.setLevel(Level.ALL);
+        AsyncConsoleHandler handler = AsyncConsoleHandler.writingTo(new FileOutputStream(file.toFile()));
         root.addHandler(handler);
         root.setLevel(Level.INFO);
         level("io.helidon", Level.WARNING);

@@ -25,6 +25,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -55,6 +57,14 @@ class CliTest {
         JsonNode lastJson() throws Exception {
             return JSON.readTree(lines().getLast());
         }
+    }
+
+    /** The command line of an {@code openxet serve} child on a free loopback port, on this test JVM's classpath. */
+    static List<String> serveCommand(Path data) {
+        return new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-Dopenxet.native.dir=" + System.getProperty("openxet.native.dir", ""),
+                "-cp", System.getProperty("java.class.path"), "org.openxet.cli.Main", "serve",
+                "--host", "127.0.0.1", "--port", "0", "--data", data.toString()));
     }
 
     /**

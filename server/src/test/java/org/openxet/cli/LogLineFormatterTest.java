@@ -67,7 +67,12 @@ class LogLineFormatterTest {
         try (var in = LogLineFormatterTest.class.getResourceAsStream("/logging.properties")) {
             java.util.logging.LogManager.getLogManager().readConfiguration(in);
         }
-        var handler = new io.helidon.logging.jul.HelidonConsoleHandler();
-        assertEquals(LogLineFormatter.class, handler.getFormatter().getClass());
+        assertEquals(AsyncConsoleHandler.class.getName(), java.util.logging.LogManager.getLogManager().getProperty("handlers"));
+        var handler = new AsyncConsoleHandler();
+        try {
+            assertEquals(LogLineFormatter.class, handler.getFormatter().getClass());
+        } finally {
+            handler.close();
+        }
     }
 }

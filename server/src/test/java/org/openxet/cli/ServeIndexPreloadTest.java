@@ -9,7 +9,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -46,11 +45,7 @@ class ServeIndexPreloadTest {
      * by then (a line printed before ready is in the pipe when ready says 200; the reader is given 500 ms for it).
      */
     private List<String> startUntilReadyThenKill(String preload) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-Dopenxet.native.dir=" + System.getProperty("openxet.native.dir", ""),
-                "-cp", System.getProperty("java.class.path"), "org.openxet.cli.Main", "serve",
-                "--host", "127.0.0.1", "--port", "0", "--data", dir.resolve(preload).toString()));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(CliTest.serveCommand(dir.resolve(preload))).redirectErrorStream(true);
         pb.environment().put("OPENXET_WARMUP_DURATION", "0s");
         pb.environment().put("OPENXET_WARMUP_INDEX_PRELOAD", preload);
         Process p = pb.start();
