@@ -24,11 +24,11 @@ import java.util.logging.LogRecord;
  * The log's handler (logging.properties): formats each record on the thread that logs it, queues the line, and one
  * daemon thread writes what has queued every {@link #LINGER_MILLIS} to stdout.
  *
- * <p>Why not a console handler that writes each record itself: the access log writes a line per request, and a
- * write to stdout from a virtual thread is a blocking call, for which the JDK wakes a spare carrier thread to stand in
- * (a futex call each way) before the write's own system call; at 1,000 requests/s the writes took about 3 % of the
- * server's CPU samples in the release rig (docs/BENCHMARKS.md, "Per-request overhead"). And a reader of stdout that stops reading (a full pipe,
- * a stuck log shipper) stopped every request at its log line. Here a request never waits for stdout: when
+ * <p>Why not a console handler that writes each record itself: a reader of stdout that stops reading (a full pipe, a
+ * stuck log shipper) stopped every request at its access-log line. And a write to stdout from a virtual thread is a
+ * blocking call, for which the JDK wakes a spare carrier thread to stand in (a futex call each way) before the
+ * write's own system call; at 1,000 requests/s the writes took about 3 % of the server's CPU samples in the release
+ * rig (docs/BENCHMARKS.md, "Per-request overhead"). Here a request never waits for stdout: when
  * {@link #CAPACITY} lines wait unwritten, further lines are dropped and counted, and the count is logged once
  * stdout takes lines again. The writer sleeps between batches rather than waiting on the queue, so a logged line
  * wakes no thread.
@@ -88,9 +88,11 @@ public final class AsyncConsoleHandler extends Handler {
         String name = LogManager.getLogManager().getProperty(AsyncConsoleHandler.class.getName() + ".formatter");
         if (name == null) return new LogLineFormatter();
         try {
-            return (Formatter) ClassLoader.getSystemClassLoader().loadClass(name).getDeclaredConstructor().newInstance();
+            Class<?> type = ClassLoader.getSystemClassLoader().loadClass(name);
+            return (Formatter) type.getDeclaredConstructor().newInstance();
         } catch (ReflectiveOperationException | ClassCastException e) {
-            reportError("cannot use the log formatter " + name + "; using LogLineFormatter", e, ErrorManager.OPEN_FAILURE);
+            reportError("cannot use the log formatter " + name + "; using LogLineFormatter", e,
+                    ErrorManager.OPEN_FAILURE);
             return new LogLineFormatter();
         }
     }
@@ -144,10 +146,12 @@ public final class AsyncConsoleHandler extends Handler {
 
     /** Writes {@code batch}, after a line counting the lines dropped since the last write, and flushes. */
     private void write(List<String> batch) {
+        if (batch.isEmpty() && dropped.get() == 0) return;
         try {
             long lost = dropped.getAndSet(0);
             if (lost > 0) {
-                LogRecord note = new LogRecord(Level.WARNING, lost + " log lines were dropped: stdout was not read fast enough");
+                LogRecord note = new LogRecord(Level.WARNING,
+                        lost + " log lines were dropped: stdout was not read fast enough");
                 note.setLoggerName(AsyncConsoleHandler.class.getName());
                 out.write(getFormatter().format(note));
             }

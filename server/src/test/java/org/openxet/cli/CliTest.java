@@ -62,7 +62,8 @@ class CliTest {
     /** The command line of an {@code openxet serve} child on a free loopback port, on this test JVM's classpath. */
     static List<String> serveCommand(Path data) {
         return new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-Dopenxet.native.dir=" + System.getProperty("openxet.native.dir", ""),
+                "--enable-native-access=ALL-UNNAMED",
+                "-Dopenxet.native.dir=" + System.getProperty("openxet.native.dir", ""),
                 "-cp", System.getProperty("java.class.path"), "org.openxet.cli.Main", "serve",
                 "--host", "127.0.0.1", "--port", "0", "--data", data.toString()));
     }

@@ -67,7 +67,8 @@ class LogLineFormatterTest {
         try (var in = LogLineFormatterTest.class.getResourceAsStream("/logging.properties")) {
             java.util.logging.LogManager.getLogManager().readConfiguration(in);
         }
-        assertEquals(AsyncConsoleHandler.class.getName(), java.util.logging.LogManager.getLogManager().getProperty("handlers"));
+        var logging = java.util.logging.LogManager.getLogManager();
+        assertEquals(AsyncConsoleHandler.class.getName(), logging.getProperty("handlers"));
         var handler = new AsyncConsoleHandler();
         try {
             assertEquals(LogLineFormatter.class, handler.getFormatter().getClass());

@@ -58,9 +58,9 @@ class UnreadStdoutTest {
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
             long start = System.nanoTime();
             for (int i = 0; i < REQUESTS; i++) {
-                HttpRequest missing = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/no/such/route/" + i))
-                        .timeout(Duration.ofSeconds(10)).build();
-                assertEquals(404, http.send(missing, HttpResponse.BodyHandlers.discarding()).statusCode(), "request " + i);
+                URI missing = URI.create("http://127.0.0.1:" + port + "/no/such/route/" + i);
+                HttpRequest get = HttpRequest.newBuilder(missing).timeout(Duration.ofSeconds(10)).build();
+                assertEquals(404, http.send(get, HttpResponse.BodyHandlers.discarding()).statusCode(), "request " + i);
             }
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertTrue(tookMillis < 60_000, REQUESTS + " requests took " + tookMillis + " ms");
