@@ -31,12 +31,8 @@ class AotCacheTest {
         Path dir = Files.createTempDirectory("openxet-cache-test");
         Path garbage = dir.resolve("openxet-other-jdk.aot");
         Files.write(garbage, new byte[64 * 1024]); // no AOT cache's header
-        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(javaBin, "--enable-native-access=ALL-UNNAMED",
-                "-Dopenxet.native.dir=" + System.getProperty("openxet.native.dir", ""),
-                "-XX:AOTCache=" + garbage, "-Xlog:aot*=off",
-                "-cp", System.getProperty("java.class.path"), "org.openxet.cli.Main", "serve",
-                "--host", "127.0.0.1", "--port", "0", "--data", dir.resolve("data").toString());
+        ProcessBuilder pb = new ProcessBuilder(CliTest.serveCommand(dir.resolve("data"),
+                List.of("-XX:AOTCache=" + garbage, "-Xlog:aot*=off")));
         pb.environment().put("OPENXET_WARMUP_DURATION", "0s");
         pb.redirectErrorStream(true);
         Process p = pb.start();

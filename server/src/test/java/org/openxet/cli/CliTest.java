@@ -61,11 +61,18 @@ class CliTest {
 
     /** The command line of an {@code openxet serve} child on a free loopback port, on this test JVM's classpath. */
     static List<String> serveCommand(Path data) {
-        return new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        return serveCommand(data, List.of());
+    }
+
+    /** {@link #serveCommand(Path)} with {@code jvmOptions} given to the child's JVM. */
+    static List<String> serveCommand(Path data, List<String> jvmOptions) {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED",
-                "-Dopenxet.native.dir=" + System.getProperty("openxet.native.dir", ""),
-                "-cp", System.getProperty("java.class.path"), "org.openxet.cli.Main", "serve",
+                "-Dopenxet.native.dir=" + System.getProperty("openxet.native.dir", "")));
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.openxet.cli.Main", "serve",
                 "--host", "127.0.0.1", "--port", "0", "--data", data.toString()));
+        return cmd;
     }
 
     /**

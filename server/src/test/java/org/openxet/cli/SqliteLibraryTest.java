@@ -68,13 +68,9 @@ class SqliteLibraryTest {
     /** Starts {@code serve} (which opens the SQLite index before it listens), checks it answers, then SIGKILLs it. */
     private static void startServeAndKill(List<String> jvm, Path tmp, Path data) throws Exception {
         Files.createDirectories(tmp);
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-Djava.io.tmpdir=" + tmp,
-                "-Dopenxet.native.dir=" + System.getProperty("openxet.native.dir", "")));
-        cmd.addAll(jvm);
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.openxet.cli.Main", "serve",
-                "--host", "127.0.0.1", "--port", "0", "--data", data.toString()));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        List<String> options = new ArrayList<>(List.of("-Djava.io.tmpdir=" + tmp));
+        options.addAll(jvm);
+        ProcessBuilder pb = new ProcessBuilder(CliTest.serveCommand(data, options)).redirectErrorStream(true);
         pb.environment().put("OPENXET_WARMUP_DURATION", "0s");
         Process p = pb.start();
         try {
