@@ -55,13 +55,13 @@ final class RestartGate {
             if (name.contains("aot")) {
                 // What ./openxet passes (scripts/env.sh, aot_cache_args: the cache, and eager compilation where the
                 // JDK has it), from gates/run.
-                String launcher = System.getProperty(AOT_ARGS_PROPERTY, "").trim();
+                List<String> launcher = ServerProcess.launcherAot();
                 if (aotCache.isEmpty() || !Files.exists(Path.of(aotCache)) || launcher.isEmpty()) {
                     throw new IllegalArgumentException("variant " + name + " needs the AOT cache: run through gates/run,"
                             + " which makes it (-D" + AOT_PROPERTY + "=" + aotCache + ", -D" + AOT_ARGS_PROPERTY + "="
-                            + launcher + ")");
+                            + String.join(" ", launcher) + ")");
                 }
-                jvm.addAll(List.of(launcher.split("\\s+")));
+                jvm.addAll(launcher);
             }
             // The warm-up is on by default (--warmup-duration sets its length); the variants without it turn it off as
             // an operator would.

@@ -21,9 +21,20 @@ final class ServerProcess {
     private ServerProcess() {
     }
 
-    /** {@code java -jar server/target/openxet.jar serve} (what ./openxet runs), on loopback and any free port. */
+    /**
+     * {@code java -jar server/target/openxet.jar serve} as ./openxet runs it, on loopback and any free port: from the
+     * launcher's AOT cache when gates/run passed its options. Without it, the rig's first step met a JVM no user's node
+     * starts as: at 1,000 req/s on PostgreSQL, uploads were answered 503 after waiting 5 s for an index connection
+     * (docs/BENCHMARKS-HISTORY.md, "A node's first second on the AMD VM").
+     */
     static Process start(Args args, Path data, Path log, String indexUrl) throws Exception {
-        return start(args, data, log, indexUrl, List.of(), Map.of());
+        return start(args, data, log, indexUrl, launcherAot(), Map.of());
+    }
+
+    /** The launcher's options for its AOT cache, as gates/run passes them (none when it made no cache). */
+    static List<String> launcherAot() {
+        String options = System.getProperty(RestartGate.AOT_ARGS_PROPERTY, "").trim();
+        return options.isEmpty() ? List.of() : List.of(options.split("\\s+"));
     }
 
     /**
@@ -32,6 +43,19 @@ final class ServerProcess {
      */
     static Process start(Args args, Path data, Path log, String indexUrl, List<String> jvm, Map<String, String> env)
             throws Exception {
+        List<String> cmd = command(args, data, jvm);
+        System.out.println("starting: " + String.join(" ", cmd));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        if (indexUrl != null) {
+            // As an operator sets a node up: the index in the environment, the data dir (and its keys) as prepared.
+            pb.environment().put("OPENXET_INDEX_URL", indexUrl);
+        }
+        pb.environment().putAll(env);
+        return startLogged(pb, log);
+    }
+
+    /** The server's command line: ./openxet's JVM flags, the gate's {@code --server-opts}, then {@code jvm}. */
+    static List<String> command(Args args, Path data, List<String> jvm) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED",
                 "-Dopenxet.native.dir=" + System.getProperty("openxet.native.dir", "")));
@@ -50,14 +74,7 @@ final class ServerProcess {
             cmd.addAll(List.of("-jar", jar));
         }
         cmd.addAll(List.of("serve", "--host", "127.0.0.1", "--port", "0", "--data", data.toString()));
-        System.out.println("starting: " + String.join(" ", cmd));
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        if (indexUrl != null) {
-            // As an operator sets a node up: the index in the environment, the data dir (and its keys) as prepared.
-            pb.environment().put("OPENXET_INDEX_URL", indexUrl);
-        }
-        pb.environment().putAll(env);
-        return startLogged(pb, log);
+        return cmd;
     }
 
     /**

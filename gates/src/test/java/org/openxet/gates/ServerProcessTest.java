@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -42,6 +43,30 @@ class ServerProcessTest {
         Process p = start(log, "echo 'openxet: the data dir is locked by another process' >&2; exit 3");
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> ServerProcess.awaitPort(p, log));
         assertTrue(e.getMessage().contains("the data dir is locked by another process"), e.getMessage());
+    }
+
+    @Test
+    void theRigsServerStartsFromTheLaunchersAotCacheWhenGatesRunPassesItsOptions(@TempDir Path dir) {
+        Args rig = new Args("rig", false, Map.of());
+        String before = System.getProperty(RestartGate.AOT_ARGS_PROPERTY);
+        try {
+            System.setProperty(RestartGate.AOT_ARGS_PROPERTY, " -XX:AOTCache=/c/openxet.aot  -Xlog:aot*=off ");
+            List<String> cmd = ServerProcess.command(rig, dir, ServerProcess.launcherAot());
+            int cache = cmd.indexOf("-XX:AOTCache=/c/openxet.aot");
+            assertTrue(cache > 0, cmd.toString());
+            assertEquals("-Xlog:aot*=off", cmd.get(cache + 1));
+            assertEquals(List.of("serve", "--host", "127.0.0.1", "--port", "0", "--data", dir.toString()),
+                    cmd.subList(cmd.size() - 7, cmd.size()));
+            int main = Math.max(cmd.indexOf("-cp"), cmd.indexOf("-jar"));
+            assertTrue(main > cache + 1, "the JVM options go before the class path or jar: " + cmd);
+
+            System.setProperty(RestartGate.AOT_ARGS_PROPERTY, "");
+            assertTrue(ServerProcess.command(rig, dir, ServerProcess.launcherAot()).stream()
+                    .noneMatch(o -> o.contains("AOT")));
+        } finally {
+            if (before == null) System.clearProperty(RestartGate.AOT_ARGS_PROPERTY);
+            else System.setProperty(RestartGate.AOT_ARGS_PROPERTY, before);
+        }
     }
 
     /** {@code script} under sh, its output to {@code log} as {@link ServerProcess#start} sends a server's. */
