@@ -18,7 +18,9 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -186,16 +188,44 @@ final class RigBuild {
     static long indexBytes(Path data, String indexUrl) throws Exception {
         if (indexUrl == null) {
             long n = 0;
-            for (String name : new String[]{"index.sqlite", "index.sqlite-wal"}) {
-                Path p = data.resolve(name);
-                if (Files.exists(p)) n += Files.size(p);
-            }
+            for (Path p : indexFiles(data, null)) n += Files.size(p);
             return n;
         }
         try (Connection c = DriverManager.getConnection(indexUrl); Statement s = c.createStatement();
              ResultSet r = s.executeQuery("SELECT pg_database_size(current_database())")) {
             r.next();
             return r.getLong(1);
+        }
+    }
+
+    /**
+     * The files that hold the index: SQLite's in the data directory, or the PostgreSQL database's own directory when
+     * the server is local and this user may ask where it is (a superuser, as the tests' throwaway server gives);
+     * empty when that cannot be known.
+     */
+    static List<Path> indexFiles(Path data, String indexUrl) {
+        List<Path> files = new ArrayList<>();
+        try {
+            if (indexUrl == null) {
+                for (String name : new String[]{"index.sqlite", "index.sqlite-wal"}) {
+                    Path p = data.resolve(name);
+                    if (Files.exists(p)) files.add(p);
+                }
+                return files;
+            }
+            Path dir;
+            try (Connection c = DriverManager.getConnection(indexUrl); Statement s = c.createStatement();
+                 ResultSet r = s.executeQuery("SELECT current_setting('data_directory'), d.oid FROM pg_database d"
+                         + " WHERE d.datname = current_database()")) {
+                if (!r.next()) return List.of();
+                dir = Path.of(r.getString(1), "base", Long.toString(r.getLong(2)));
+            }
+            try (var listed = Files.list(dir)) {
+                listed.filter(Files::isRegularFile).forEach(files::add);
+            }
+            return files;
+        } catch (SQLException | java.io.IOException | RuntimeException e) {
+            return List.of();
         }
     }
 
