@@ -82,20 +82,20 @@ public final class ReconstructionJson {
 
     /** Terms {@code [from, to)} of the plan; a comma precedes every term but the plan's first. */
     static void writeTerms(JsonBytes out, Plan p, byte[][] heads, int from, int to) {
-        int[] terms = p.file().terms();
+        FileRecord file = p.file();
         int t = from;
         // The plan's first and last terms may be trimmed, so they go through its accessors; every term between them
         // is read straight from the record, a batch at a time under one capacity check.
         if (t < to && t == p.firstTerm()) {
-            writeTerm(out, p, heads, terms, t++);
+            writeTerm(out, p, heads, file, t++);
         }
         int middleEnd = Math.min(to, p.endTerm() - 1);
         if (t < middleEnd) {
-            writeRecordTerms(out, terms, heads, t, middleEnd);
+            writeRecordTerms(out, file, heads, t, middleEnd);
             t = middleEnd;
         }
         if (t < to) {
-            writeTerm(out, p, heads, terms, t);
+            writeTerm(out, p, heads, file, t);
         }
     }
 
@@ -103,36 +103,36 @@ public final class ReconstructionJson {
      * Terms {@code [from, to)} of a record as they are, each preceded by a comma: every term of an answer but its
      * first and last (which a range may trim).
      */
-    private static void writeRecordTerms(JsonBytes out, int[] terms, byte[][] heads, int from, int to) {
+    private static void writeRecordTerms(JsonBytes out, FileRecord file, byte[][] heads, int from, int to) {
         for (int t = from; t < to; ) {
             int end = Math.min(to, t + TERM_BATCH);
             byte[] b = out.reserve((end - t) * MAX_TERM);
             int q = out.position();
             for (; t < end; t++) {
-                int o = t * FileRecord.TERM_INTS;
                 b[q++] = ',';
-                q = putTerm(b, q, heads[terms[o + FileRecord.XORB]], Integer.toUnsignedLong(terms[o + FileRecord.UNPACKED]),
-                        terms[o + FileRecord.CHUNK_START], terms[o + FileRecord.CHUNK_END]);
+                q = putTerm(b, q, heads[file.term(t, FileRecord.XORB)],
+                        Integer.toUnsignedLong(file.term(t, FileRecord.UNPACKED)), file.term(t, FileRecord.CHUNK_START),
+                        file.term(t, FileRecord.CHUNK_END));
             }
             out.position(q);
         }
     }
 
     /** The digits of term {@code t}'s three numbers as the record holds them (untrimmed). */
-    private static int recordTermDigits(int[] terms, int t) {
-        int o = t * FileRecord.TERM_INTS;
-        return JsonBytes.digits(Integer.toUnsignedLong(terms[o + FileRecord.UNPACKED]))
-                + JsonBytes.digits(terms[o + FileRecord.CHUNK_START]) + JsonBytes.digits(terms[o + FileRecord.CHUNK_END]);
+    private static int recordTermDigits(FileRecord file, int t) {
+        return JsonBytes.digits(Integer.toUnsignedLong(file.term(t, FileRecord.UNPACKED)))
+                + JsonBytes.digits(file.term(t, FileRecord.CHUNK_START))
+                + JsonBytes.digits(file.term(t, FileRecord.CHUNK_END));
     }
 
     /** Terms rendered under one capacity check. */
     private static final int TERM_BATCH = 256;
 
-    private static void writeTerm(JsonBytes out, Plan p, byte[][] heads, int[] terms, int t) {
+    private static void writeTerm(JsonBytes out, Plan p, byte[][] heads, FileRecord file, int t) {
         byte[] b = out.reserve(MAX_TERM);
         int q = out.position();
         if (t > p.firstTerm()) b[q++] = ',';
-        q = putTerm(b, q, heads[terms[t * FileRecord.TERM_INTS + FileRecord.XORB]], p.unpacked(t), p.chunkStart(t),
+        q = putTerm(b, q, heads[file.term(t, FileRecord.XORB)], p.unpacked(t), p.chunkStart(t),
                 p.chunkEnd(t));
         out.position(q);
     }
@@ -288,10 +288,10 @@ public final class ReconstructionJson {
         if (last == first) {
             return n;
         }
-        int[] terms = p.file().terms();
+        FileRecord file = p.file();
         n += (long) (last - first - 1) * (fixed + 1);
         for (int t = first + 1; t < last; t++) {
-            n += recordTermDigits(terms, t);
+            n += recordTermDigits(file, t);
         }
         n += 1 + fixed + JsonBytes.digits(p.unpacked(last)) + JsonBytes.digits(p.chunkStart(last))
                 + JsonBytes.digits(p.chunkEnd(last));

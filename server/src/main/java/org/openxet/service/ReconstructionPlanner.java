@@ -225,7 +225,6 @@ public final class ReconstructionPlanner {
         int[] merged = new int[FetchDescriptors.INTS * largest];
         long[] keys = new long[largest];
         int[][] fetch = new int[xorbs][];
-        int[] terms = f.terms();
         int firstTerm = p.firstTerm();
         int lastTerm = p.endTerm() - 1;
         for (int i = 0; i < distinct; i++) {
@@ -238,9 +237,8 @@ public final class ReconstructionPlanner {
                     // The plan's first and last terms may be trimmed.
                     FetchDescriptors.set(d, k, p.chunkStart(t), p.chunkEnd(t), p.byteStart(t), p.byteEnd(t));
                 } else {
-                    int o = t * FileRecord.TERM_INTS;
-                    FetchDescriptors.set(d, k, terms[o + FileRecord.CHUNK_START], terms[o + FileRecord.CHUNK_END],
-                            terms[o + FileRecord.BYTE_START], terms[o + FileRecord.BYTE_END]);
+                    FetchDescriptors.set(d, k, f.term(t, FileRecord.CHUNK_START), f.term(t, FileRecord.CHUNK_END),
+                            f.term(t, FileRecord.BYTE_START), f.term(t, FileRecord.BYTE_END));
                 }
             }
             fetch[x] = mergeDescriptors(d, n, keys, merged);

@@ -114,7 +114,7 @@ public final class BulkLoader implements AutoCloseable {
             files.setLong(3, f.size());
             files.setInt(4, f.termCount());
             files.setBytes(5, Packing.hashes(f.xorbs()));
-            files.setBytes(6, Packing.ints(f.terms()));
+            files.setBytes(6, f.packedTerms());
             files.setBytes(7, f.sha256() == null ? null : f.sha256().toBytes());
             files.setLong(8, shardId);
             files.setLong(9, now);

@@ -114,7 +114,7 @@ final class PostgresRegistration {
                 sizes[i] = f.size();
                 termCounts[i] = f.termCount();
                 xorbRefs[i] = Packing.hashes(f.xorbs());
-                terms[i] = Packing.ints(f.terms());
+                terms[i] = f.packedTerms();
                 sha256[i] = f.sha256() == null ? null : f.sha256().toBytes();
             }
             dml(tx, UPSERT_FILES, hashes, sizes, termCounts, xorbRefs, terms, sha256, shardId, t, commit.scope());

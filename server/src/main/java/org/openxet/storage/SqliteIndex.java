@@ -367,7 +367,7 @@ public final class SqliteIndex implements Index {
                         upsert.setLong(2, f.size());
                         upsert.setInt(3, f.termCount());
                         upsert.setBytes(4, Packing.hashes(f.xorbs()));
-                        upsert.setBytes(5, Packing.ints(f.terms()));
+                        upsert.setBytes(5, f.packedTerms());
                         upsert.setBytes(6, f.sha256() == null ? null : f.sha256().toBytes());
                         upsert.setLong(7, shardId);
                         upsert.setLong(8, t);
