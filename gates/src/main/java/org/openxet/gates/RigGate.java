@@ -2,11 +2,9 @@ package org.openxet.gates;
 
 import org.HdrHistogram.Histogram;
 import org.openxet.gates.ReconstructionFixtures.Shape;
+import org.openxet.gates.ServerMeters.GcFigures;
+import org.openxet.gates.ServerMeters.TokenChecks;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,8 +15,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The release rig, {@code gates/run rig}: the latency target (a p99 under 50 ms at 1,000 requests/s per node on an
@@ -33,7 +29,6 @@ import java.util.regex.Pattern;
  */
 final class RigGate {
     static final double P99_LIMIT_MS = 50.0;
-    private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{[^}]*})? (\\S+)$");
 
     private RigGate() {
     }
@@ -82,18 +77,20 @@ final class RigGate {
                 Thread.sleep(2000); // let the previous step's stragglers and GC settle
                 OptionalLong resident = PageCache.residentBytes(indexFiles);
                 long cpu0 = cpuTicks(server.pid());
-                GcFigures gc0 = GcFigures.of(scrape(port));
+                Map<String, Double> m0 = ServerMeters.scrape(port);
                 long t0 = System.nanoTime();
                 RigLoad.Step step = load.run(rate, seconds);
                 double cpuSeconds = (cpuTicks(server.pid()) - cpu0) / 100.0;
                 double wall = (System.nanoTime() - t0) / 1e9;
-                Map<String, Double> m = scrape(port);
-                GcFigures gc = GcFigures.of(m).since(gc0);
+                Map<String, Double> m = ServerMeters.scrape(port);
+                GcFigures gc = GcFigures.of(m).since(GcFigures.of(m0));
+                TokenChecks tokens = TokenChecks.of(m).since(TokenChecks.of(m0));
                 System.out.printf(Locale.ROOT,
                         "rate      %5d/s: %s; server CPU %.2f cores, heap %.0f MB, RSS %.0f MB (%.0f MB of it anonymous)%n",
-                        rate, line(step), cpuSeconds / wall, heap(m) / 1e6, rssBytes(server.pid()) / 1e6,
+                        rate, line(step), cpuSeconds / wall, ServerMeters.heap(m) / 1e6, rssBytes(server.pid()) / 1e6,
                         rssAnonBytes(server.pid()) / 1e6);
                 System.out.println("                 server GC: " + gc.describe());
+                System.out.println("                 server: " + tokens.describe());
                 System.out.println("                 " + cached(resident, indexFiles));
                 Map<String, Object> r = OpenLoop.figures(step.outcome(), step.reads());
                 r.put("writes", step.writes().getTotalCount());
@@ -104,10 +101,13 @@ final class RigGate {
                 r.put("reads_by_class", classes);
                 System.out.println("                 reads by class: " + Json.of(classes));
                 r.put("server_cpu_cores", Stats.r3(cpuSeconds / wall));
-                r.put("server_heap_bytes", (long) heap(m));
+                r.put("server_heap_bytes", (long) ServerMeters.heap(m));
                 r.put("server_gc_pauses", gc.pauses());
                 r.put("server_gc_pause_ms", Stats.r3(gc.pauseSeconds() * 1000));
                 r.put("server_gc_promoted_bytes", gc.promotedBytes());
+                r.put("server_token_checks", tokens.kept() + tokens.full());
+                Double kept = tokens.keptShare();
+                r.put("server_token_kept_share", kept == null ? null : Stats.r3(kept));
                 r.put("server_rss_bytes", rssBytes(server.pid()));
                 r.put("server_rss_anon_bytes", rssAnonBytes(server.pid()));
                 r.put("index_cached_bytes", resident.isPresent() ? resident.getAsLong() : null);
@@ -245,58 +245,6 @@ final class RigGate {
             out.put(Double.toString(p), Stats.r3(h.getValueAtPercentile(p) / 1000.0));
         }
         return out;
-    }
-
-    /** The server's /metrics samples, names with labels as keys. */
-    static Map<String, Double> scrape(int port) throws Exception {
-        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + port + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
-        Map<String, Double> out = new LinkedHashMap<>();
-        for (String line : r.body().split("\n")) {
-            Matcher m = SAMPLE.matcher(line);
-            if (!line.startsWith("#") && m.matches()) {
-                out.put(m.group(1) + (m.group(2) == null ? "" : m.group(2)), Double.parseDouble(m.group(3)));
-            }
-        }
-        return out;
-    }
-
-    private static double heap(Map<String, Double> m) {
-        double heap = 0;
-        for (Map.Entry<String, Double> e : m.entrySet()) {
-            if (e.getKey().startsWith("jvm_memory_used_bytes{area=\"heap\"")) heap += e.getValue();
-        }
-        return heap;
-    }
-
-    /**
-     * The server's collector pauses and the bytes its young collections promoted, from its /metrics (Micrometer's
-     * JVM GC binder), or their difference over a step. Promotion shows what outlives young collections: a stream of it
-     * makes young pauses grow with every step (docs/BENCHMARKS.md, "Young collections and uploads").
-     */
-    record GcFigures(long pauses, double pauseSeconds, long promotedBytes) {
-        static GcFigures of(Map<String, Double> m) {
-            return new GcFigures((long) sum(m, "jvm_gc_pause_seconds_count"), sum(m, "jvm_gc_pause_seconds_sum"),
-                    (long) sum(m, "jvm_gc_memory_promoted_bytes_total"));
-        }
-
-        GcFigures since(GcFigures before) {
-            return new GcFigures(pauses - before.pauses, pauseSeconds - before.pauseSeconds,
-                    promotedBytes - before.promotedBytes);
-        }
-
-        String describe() {
-            return String.format(Locale.ROOT, "%d pauses, %.0f ms in all (mean %.1f ms), %.0f MB promoted", pauses,
-                    pauseSeconds * 1000, pauses == 0 ? 0.0 : pauseSeconds * 1000 / pauses, promotedBytes / 1e6);
-        }
-
-        private static double sum(Map<String, Double> m, String name) {
-            double total = 0;
-            for (Map.Entry<String, Double> e : m.entrySet()) {
-                if (e.getKey().equals(name) || e.getKey().startsWith(name + "{")) total += e.getValue();
-            }
-            return total;
-        }
     }
 
     /** utime + stime of a process in clock ticks (USER_HZ, 100 on Linux). */

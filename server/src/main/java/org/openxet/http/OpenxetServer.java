@@ -39,6 +39,7 @@ public final class OpenxetServer {
     /** Registers every route on {@code builder}; returns the table (for the route-walking test). */
     public static RouteTable routing(HttpRouting.Builder builder, Services services) {
         ServerMetrics metrics = ServerMetrics.create(services.config().metrics());
+        metrics.tokens(services.tokens());
         RouteTable routes = new RouteTable(builder, services.tokens(), services.users(), metrics);
         Bodies bodies = new Bodies(services.config().uploadFloor(), services.config().uploadWindow());
         new MiscRoutes(services, bodies, metrics).register(routes);

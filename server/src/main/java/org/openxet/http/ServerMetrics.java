@@ -1,6 +1,7 @@
 package org.openxet.http;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -10,6 +11,7 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.openxet.service.Tokens;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -95,6 +97,17 @@ public final class ServerMetrics {
     private Counter counter(String name, String description, String... tags) {
         if (registry == null) return null;
         return Counter.builder(name).description(description).tags(tags).register(registry);
+    }
+
+    /** Counts the bearer-token checks of {@code tokens} ({@link Tokens#checks()}), read at each scrape. */
+    void tokens(Tokens tokens) {
+        if (registry == null) return;
+        String description = "bearer token checks by result: kept (a token verified before) or full (parsed and its"
+                + " signature checked)";
+        FunctionCounter.builder("openxet.token.checks", tokens, t -> t.checks().kept()).description(description)
+                .tags("result", "kept").register(registry);
+        FunctionCounter.builder("openxet.token.checks", tokens, t -> t.checks().full()).description(description)
+                .tags("result", "full").register(registry);
     }
 
     /** One finished request: {@code route} is the route's path template ({@link #UNMATCHED} when none matched). */

@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * CAS access tokens: JWTs (nimbus-jose-jwt) carrying the repository scope ({@code repo}), the access level
@@ -49,6 +50,8 @@ public final class Tokens {
     /** Tokens verified before, by their text; cleared when full. */
     static final int VERIFIED_CAPACITY = 4096;
     private final ConcurrentHashMap<String, Verified> verified = new ConcurrentHashMap<>();
+    private final LongAdder keptChecks = new LongAdder();
+    private final LongAdder fullChecks = new LongAdder();
 
     public Tokens(KeySet keys, AuthConfig auth, Revocations revocations, Clock clock) {
         this.keys = keys;
@@ -123,6 +126,7 @@ public final class Tokens {
         }
         Verified v = verified.get(token);
         if (v != null && stillStands(v)) {
+            keptChecks.increment();
             try {
                 return new Grant(v.scope(), v.access(), lifetime(v.exp(), v.nbf()));
             } catch (AuthException e) {
@@ -131,12 +135,26 @@ public final class Tokens {
             }
         }
         if (v != null) verified.remove(token);
+        fullChecks.increment();
         v = verifyFully(token);
         Grant grant = new Grant(v.scope(), v.access(), lifetime(v.exp(), v.nbf()));
         // Bounded: only tokens that verified get here, and a client sends one token for an hour of requests.
         if (verified.size() >= VERIFIED_CAPACITY) verified.clear();
         verified.put(token, v);
         return grant;
+    }
+
+    /**
+     * The token checks made so far ({@code GET /metrics}): {@code kept}, answered from a token verified before (its
+     * key and user checked again, not its signature); {@code full}, parsed and its signature verified, refused or not.
+     * The kept share is the one cache on the read path: a client keeps its token for an hour of requests, so a node's
+     * share near 1 says its clients do, and a low one that each request brings a token the node has not seen.
+     */
+    public record Checks(long kept, long full) {
+    }
+
+    public Checks checks() {
+        return new Checks(keptChecks.sum(), fullChecks.sum());
     }
 
     /** Forgets every token verified so far: the next request with each is checked in full (the warm-up's end). */

@@ -97,6 +97,10 @@ class ServerMetricsTest {
             assertEquals(1.0, m.get("openxet_shards_total{result=\"stored\"}"));
             assertEquals(1.0, m.get("openxet_shards_total{result=\"present\"}"));
             assertEquals((double) fetched, m.get("openxet_fetch_bytes_total"));
+            // Two tokens, each checked in full once (the first request with it), then kept for the write token's
+            // three later uploads; the fetches carry no token, and the 401 had none to check.
+            assertEquals(2.0, m.get("openxet_token_checks_total{result=\"full\"}"));
+            assertEquals(3.0, m.get("openxet_token_checks_total{result=\"kept\"}"));
 
             assertEquals(2.0, m.get(request("POST", "/v1/xorbs/{prefix}/{hash}", 200)));
             assertEquals(1.0, m.get(request("POST", "/v1/xorbs/{prefix}/{hash}", 401)));

@@ -30,6 +30,24 @@ class TokensTest {
     }
 
     @Test
+    void eachCheckIsCountedAsKeptWhenTheTokenVerifiedBeforeAndFullOtherwise() throws Exception {
+        Tokens tokens = at(MINTED);
+        String t = tokens.mint("models/a/b", Access.READ, Duration.ofHours(1));
+        assertEquals(new Tokens.Checks(0, 0), tokens.checks());
+        tokens.verify(t);
+        tokens.verify(t);
+        tokens.verify(t);
+        assertEquals(new Tokens.Checks(2, 1), tokens.checks());
+        // A refused token was checked in full too; a missing one was not checked at all.
+        assertThrows(AuthException.class, () -> tokens.verify("not.a.token"));
+        assertThrows(AuthException.class, () -> tokens.verify(""));
+        assertEquals(new Tokens.Checks(2, 2), tokens.checks());
+        tokens.forgetVerified();
+        tokens.verify(t);
+        assertEquals(new Tokens.Checks(2, 3), tokens.checks());
+    }
+
+    @Test
     void noTokenIsMintedForLongerThanTheMaximumLifetime() {
         Tokens tokens = at(MINTED);
         assertEquals(Duration.ofHours(24), tokens.maxLifetime());
