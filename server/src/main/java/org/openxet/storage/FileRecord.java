@@ -11,11 +11,14 @@ import java.nio.ByteOrder;
  * {@link #TERM_INTS}): xorb index, chunk start, chunk end (exclusive), unpacked bytes, stored byte start, stored byte
  * end (exclusive). Packed so a 100,000-term file is one 2.4 MB array, not 100,000 objects.
  *
- * <p>The terms are kept as the index's BLOB holds them (little-endian ints, {@link Packing}) and read in place: a
- * record read from the index is the driver's array, not a decoded copy of it, which for a 100,000-term file was
- * another 2.4 MB allocated and copied on every read (docs/BENCHMARKS.md, "Release rig").
+ * <p>The terms are kept as the index's BLOB holds them ({@code packedTerms}: little-endian ints, {@link Packing}) and
+ * read in place: a record read from the index is the driver's array, not a decoded copy of it, which for a
+ * 100,000-term file was another 2.4 MB allocated and copied on every read (docs/BENCHMARKS.md, "Release rig").
+ * {@code packedTerms} is never changed after the record is made; records of the same row may share it.
+ *
+ * @param sha256 the file's SHA-256 its shard carried, or null
  */
-public final class FileRecord {
+public record FileRecord(MerkleHash fileHash, long size, MerkleHash[] xorbs, byte[] packedTerms, MerkleHash sha256) {
     public static final int TERM_INTS = 6;
     public static final int XORB = 0;
     public static final int CHUNK_START = 1;
@@ -26,44 +29,15 @@ public final class FileRecord {
 
     private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
-    private final MerkleHash fileHash;
-    private final long size;
-    private final MerkleHash[] xorbs;
-    /** {@link #TERM_INTS} little-endian ints per term. */
-    private final byte[] packedTerms;
-    private final MerkleHash sha256;
+    public FileRecord {
+        if (packedTerms.length % (4 * TERM_INTS) != 0) {
+            throw new IllegalArgumentException("terms of " + packedTerms.length + " bytes are not whole terms");
+        }
+    }
 
     /** A record of {@code terms}, {@link #TERM_INTS} ints per term (registration, fixtures, tests). */
     public FileRecord(MerkleHash fileHash, long size, MerkleHash[] xorbs, int[] terms, MerkleHash sha256) {
         this(fileHash, size, xorbs, Packing.ints(terms), sha256);
-    }
-
-    private FileRecord(MerkleHash fileHash, long size, MerkleHash[] xorbs, byte[] packedTerms, MerkleHash sha256) {
-        if (packedTerms.length % (4 * TERM_INTS) != 0) {
-            throw new IllegalArgumentException("terms of " + packedTerms.length + " bytes are not whole terms");
-        }
-        this.fileHash = fileHash;
-        this.size = size;
-        this.xorbs = xorbs;
-        this.packedTerms = packedTerms;
-        this.sha256 = sha256;
-    }
-
-    public MerkleHash fileHash() {
-        return fileHash;
-    }
-
-    public long size() {
-        return size;
-    }
-
-    public MerkleHash[] xorbs() {
-        return xorbs;
-    }
-
-    /** The file's SHA-256 its shard carried, or null. */
-    public MerkleHash sha256() {
-        return sha256;
     }
 
     public int termCount() {
@@ -79,24 +53,12 @@ public final class FileRecord {
         return Packing.ints(packedTerms, 0, packedTerms.length / 4);
     }
 
-    /** The terms as the index stores them (not a copy: do not change it). */
-    byte[] packedTerms() {
-        return packedTerms;
-    }
-
     /**
      * A record from its {@code files} row: the xorb hashes and the terms as {@link Packing} packs them. {@code terms}
-     * is kept, not copied: the caller passes the driver's array and nothing writes to it after (records of the same
-     * row may share it; no record changes its terms).
+     * is kept, not copied: the caller passes the driver's array and nothing writes to it after.
      */
     static FileRecord decode(MerkleHash fileHash, long size, byte[] sha256, byte[] xorbRefs, byte[] terms) {
         return new FileRecord(fileHash, size, Packing.hashes(xorbRefs), terms,
                 sha256 == null ? null : MerkleHash.fromBytes(sha256));
-    }
-
-    @Override
-    public String toString() {
-        return "FileRecord[" + fileHash + ", " + size + " bytes, " + termCount() + " terms over " + xorbs.length
-                + " xorbs]";
     }
 }
