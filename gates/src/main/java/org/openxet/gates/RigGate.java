@@ -4,7 +4,9 @@ import org.HdrHistogram.Histogram;
 import org.openxet.gates.ReconstructionFixtures.Shape;
 import org.openxet.gates.ServerMeters.GcFigures;
 import org.openxet.gates.ServerMeters.TokenChecks;
+import org.openxet.http.RawHttp;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -188,32 +190,65 @@ final class RigGate {
         System.out.println("large answers warmed on " + large.length + " population files of 10,000 or 100,000 terms");
     }
 
+    /** The largest answer the cold stage's floor can match (a full 100,000-term v2 answer is about 22 MB). */
+    private static final long FLOOR_MAX_BYTES = 64L << 20;
+
     /**
-     * Each cold-set 100,000-term file once (answers no cache has seen: the workload never asks for these), then each
-     * once more (warm), one request at a time.
+     * Each cold-set 100,000-term file once (answers no cache has seen: the workload never asks for these), each ask
+     * followed by as many bytes through {@link BytesFloor}, then each file once more (warm), one request at a time on
+     * one connection. The floor is what this host's loopback, Helidon and the client cost for those bytes in the same
+     * minutes: on a shared VM both move by a third between runs minutes apart (docs/BENCHMARKS.md), so a first ask's
+     * time beside its bytes' time says what the server's own work adds, and whether a miss was the host's.
      */
-    private static Map<String, Object> coldStage(RigLoad load, RigFixture f, int k) {
+    private static Map<String, Object> coldStage(RigLoad load, RigFixture f, int k) throws IOException {
         Map<String, Object> out = new LinkedHashMap<>();
-        for (Shape shape : Shape.values()) {
-            double[] first = new double[k];
-            double[] again = new double[k];
-            for (int pass = 0; pass < 2; pass++) {
-                for (int i = 0; i < k; i++) {
-                    long t0 = System.nanoTime();
-                    if (!load.read(f.coldFile(shape, i), false, null)) {
-                        throw new IllegalStateException("cold file " + i + " (" + shape.label() + ") was not answered 200");
+        RawHttp http = new RawHttp("127.0.0.1", load.port());
+        try (BytesFloor floor = new BytesFloor(FLOOR_MAX_BYTES)) {
+            for (int i = 0; i < 10; i++) floor.transfer(16L << 20); // its route compiled before the first ask
+            for (Shape shape : Shape.values()) {
+                double[] first = new double[k];
+                double[] again = new double[k];
+                double[] bytes = new double[k];
+                double[] over = new double[k];
+                long size = 0;
+                for (int pass = 0; pass < 2; pass++) {
+                    for (int i = 0; i < k; i++) {
+                        if (!http.isOpen()) http = new RawHttp("127.0.0.1", load.port());
+                        RawHttp.Response r = http.exchange(load.readRequest(f.coldFile(shape, i), false, null), null);
+                        if (r.status() != 200) {
+                            throw new IllegalStateException("cold file " + i + " (" + shape.label() + ") was answered "
+                                    + r.status());
+                        }
+                        if (pass == 1) {
+                            again[i] = r.millis();
+                            continue;
+                        }
+                        first[i] = r.millis();
+                        size = r.bodyBytes();
+                        bytes[i] = floor.transfer(size).millis();
+                        over[i] = first[i] - bytes[i];
                     }
-                    (pass == 0 ? first : again)[i] = (System.nanoTime() - t0) / 1e6;
                 }
+                System.out.printf(Locale.ROOT, "cold %-8s 100k-term full answers, %d files: first p50 %s p99 %s; again p50 %s"
+                                + " p99 %s%n", shape.label(), k, Stats.ms(Stats.percentile(first, 50)),
+                        Stats.ms(Stats.percentile(first, 99)), Stats.ms(Stats.percentile(again, 50)),
+                        Stats.ms(Stats.percentile(again, 99)));
+                System.out.printf(Locale.ROOT, "              its %,d bytes alone after each first ask (a bare route):"
+                                + " p50 %s p99 %s; a first ask less its bytes: p50 %s p99 %s%n", size,
+                        Stats.ms(Stats.percentile(bytes, 50)), Stats.ms(Stats.percentile(bytes, 99)),
+                        Stats.ms(Stats.percentile(over, 50)), Stats.ms(Stats.percentile(over, 99)));
+                out.put(shape.label() + "_full_p50_ms", Stats.r3(Stats.percentile(first, 50)));
+                out.put(shape.label() + "_full_p99_ms", Stats.r3(Stats.percentile(first, 99)));
+                out.put(shape.label() + "_warm_p50_ms", Stats.r3(Stats.percentile(again, 50)));
+                out.put(shape.label() + "_warm_p99_ms", Stats.r3(Stats.percentile(again, 99)));
+                out.put(shape.label() + "_bytes", size);
+                out.put(shape.label() + "_floor_p50_ms", Stats.r3(Stats.percentile(bytes, 50)));
+                out.put(shape.label() + "_floor_p99_ms", Stats.r3(Stats.percentile(bytes, 99)));
+                out.put(shape.label() + "_over_floor_p50_ms", Stats.r3(Stats.percentile(over, 50)));
+                out.put(shape.label() + "_over_floor_p99_ms", Stats.r3(Stats.percentile(over, 99)));
             }
-            System.out.printf(Locale.ROOT, "cold %-8s 100k-term full answers, %d files: first p50 %s p99 %s; again p50 %s"
-                            + " p99 %s%n", shape.label(), k, Stats.ms(Stats.percentile(first, 50)),
-                    Stats.ms(Stats.percentile(first, 99)), Stats.ms(Stats.percentile(again, 50)),
-                    Stats.ms(Stats.percentile(again, 99)));
-            out.put(shape.label() + "_full_p50_ms", Stats.r3(Stats.percentile(first, 50)));
-            out.put(shape.label() + "_full_p99_ms", Stats.r3(Stats.percentile(first, 99)));
-            out.put(shape.label() + "_warm_p50_ms", Stats.r3(Stats.percentile(again, 50)));
-            out.put(shape.label() + "_warm_p99_ms", Stats.r3(Stats.percentile(again, 99)));
+        } finally {
+            http.close();
         }
         out.put("n", k);
         return out;

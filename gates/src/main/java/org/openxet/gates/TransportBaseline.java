@@ -3,7 +3,6 @@ package org.openxet.gates;
 import io.helidon.http.HeaderNames;
 import io.helidon.webserver.WebServer;
 import org.openxet.http.RawHttp;
-import org.openxet.http.ResponseChannel;
 
 import java.io.OutputStream;
 import java.util.Arrays;
@@ -96,59 +95,40 @@ final class TransportBaseline {
     }
 
     /**
-     * The floor under each full answer: a body of exactly its size written by a bare route the way the server writes
-     * its answers (blocking sockets, TCP_NODELAY, a 64 KiB first write through Helidon with the headers, then 1 MiB
-     * writes to the connection's channel through a direct staging buffer: {@link ResponseChannel}), as many times as
-     * the gate times each answer, the sizes alternating. Each transfer alternates with the same bytes from
+     * The floor under each full answer: a body of exactly its size through {@link BytesFloor}, as many times as the
+     * gate times each answer, the sizes alternating. Each transfer alternates with the same bytes from
      * {@link OffHeapBodyServer} ({@code offheap_*}): a plain JDK server sending them from direct memory in one gathering
      * write, with no HTTP server and no copy at all: what no rendering could beat.
      */
     static Map<String, Object> floors(Map<String, Long> sizes, int samples) throws Exception {
-        WebServer server = WebServer.builder().host("127.0.0.1").port(0).shutdownHook(false).useNio(false)
-                .connectionOptions(o -> o.tcpNoDelay(true))
-                .routing(r -> {
-                    for (var e : sizes.entrySet()) {
-                        byte[] body = new byte[(int) (long) e.getValue()];
-                        Arrays.fill(body, (byte) 'x');
-                        r.get("/floor/" + e.getKey(), (req, res) -> {
-                            res.header(HeaderNames.CONTENT_TYPE, "application/json");
-                            res.contentLength(body.length);
-                            try (OutputStream out = ResponseChannel.body(req, res, body.length)) {
-                                int first = Math.min(FIRST_WRITE, body.length);
-                                out.write(body, 0, first);
-                                for (int off = first; off < body.length; off += WRITE) {
-                                    out.write(body, off, Math.min(WRITE, body.length - off));
-                                }
-                            }
-                        });
-                    }
-                })
-                .build().start();
+        long largest = sizes.values().stream().mapToLong(Long::longValue).max().orElse(0);
         Map<String, Object> out = new LinkedHashMap<>();
-        try (OffHeapBodyServer offHeap = new OffHeapBodyServer(sizes);
-             RawHttp http = new RawHttp("127.0.0.1", server.port());
+        try (BytesFloor floor = new BytesFloor(largest);
+             OffHeapBodyServer offHeap = new OffHeapBodyServer(sizes);
              RawHttp direct = new RawHttp("127.0.0.1", offHeap.port())) {
             String[] labels = sizes.keySet().toArray(String[]::new);
-            // [size][0] through Helidon, [size][1] off-heap; each transfer alternates with the other.
-            byte[][][] request = new byte[labels.length][2][];
-            RawHttp[] via = {http, direct};
-            int[] ports = {server.port(), offHeap.port()};
-            double[][][] t = new double[labels.length][2][samples];
+            byte[][] offHeapRequest = new byte[labels.length][];
+            double[][][] t = new double[labels.length][2][samples]; // [size][0] through Helidon, [size][1] off-heap
             for (int s = 0; s < labels.length; s++) {
-                for (int v = 0; v < 2; v++) {
-                    request[s][v] = RawHttp.get("127.0.0.1", ports[v], "/floor/" + labels[s], "-", null);
-                    for (int i = 0; i < 10; i++) via[v].exchange(request[s][v], null);
+                offHeapRequest[s] = RawHttp.get("127.0.0.1", offHeap.port(), "/floor/" + labels[s], "-", null);
+                for (int i = 0; i < 10; i++) {
+                    floor.transfer(sizes.get(labels[s]));
+                    direct.exchange(offHeapRequest[s], null);
                 }
             }
             for (int i = 0; i < samples; i++) {
                 for (int s = 0; s < labels.length; s++) {
                     for (int k = 0; k < 2; k++) {
-                        int v = (i + k) % 2;
-                        RawHttp.Response r = via[v].exchange(request[s][v], null);
-                        if (r.status() != 200 || r.bodyBytes() != sizes.get(labels[s])) {
-                            throw new IllegalStateException("floor answered " + r.status() + ", " + r.bodyBytes() + " bytes");
+                        int v = (i + k) % 2; // each transfer alternates with the other
+                        if (v == 0) {
+                            t[s][0][i] = floor.transfer(sizes.get(labels[s])).millis();
+                        } else {
+                            RawHttp.Response r = direct.exchange(offHeapRequest[s], null);
+                            if (r.status() != 200 || r.bodyBytes() != sizes.get(labels[s])) {
+                                throw new IllegalStateException("floor answered " + r.status() + ", " + r.bodyBytes() + " bytes");
+                            }
+                            t[s][1][i] = r.millis();
                         }
-                        t[s][v][i] = r.millis();
                     }
                 }
             }
@@ -167,8 +147,6 @@ final class TransportBaseline {
                 one.put("offheap_p99", Stats.r3(Stats.percentile(offHeapMs, 99)));
                 out.put(labels[s], one);
             }
-        } finally {
-            server.stop();
         }
         return out;
     }
