@@ -17,6 +17,9 @@ import java.util.Arrays;
  * answers, so an answer's time less its bytes' time is what the server's own work adds, on this host in this minute.
  */
 final class BytesFloor implements AutoCloseable {
+    /** The server's first write of a response ({@code AnswerWriter.FIRST_WRITE}). */
+    private static final int FIRST_WRITE = 64 * 1024;
+
     private final WebServer server;
     private final RawHttp http;
     private final long maxBytes;
@@ -32,7 +35,7 @@ final class BytesFloor implements AutoCloseable {
                     res.header(HeaderNames.CONTENT_TYPE, "application/json");
                     res.contentLength(n);
                     try (OutputStream out = ResponseChannel.body(req, res, n)) {
-                        int first = Math.min(TransportBaseline.FIRST_WRITE, n);
+                        int first = Math.min(FIRST_WRITE, n);
                         out.write(body, 0, first);
                         for (int off = first; off < n; off += TransportBaseline.WRITE) {
                             out.write(body, off, Math.min(TransportBaseline.WRITE, n - off));

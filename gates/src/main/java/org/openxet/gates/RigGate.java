@@ -202,8 +202,8 @@ final class RigGate {
      */
     private static Map<String, Object> coldStage(RigLoad load, RigFixture f, int k) throws IOException {
         Map<String, Object> out = new LinkedHashMap<>();
-        RawHttp http = new RawHttp("127.0.0.1", load.port());
-        try (BytesFloor floor = new BytesFloor(FLOOR_MAX_BYTES)) {
+        try (GetClient.Raw client = new GetClient.Raw("127.0.0.1", load.port(), load.readToken(RigFixture.COLD_SCOPE));
+             BytesFloor floor = new BytesFloor(FLOOR_MAX_BYTES)) {
             for (int i = 0; i < 10; i++) floor.transfer(16L << 20); // its route compiled before the first ask
             for (Shape shape : Shape.values()) {
                 double[] first = new double[k];
@@ -211,23 +211,15 @@ final class RigGate {
                 double[] bytes = new double[k];
                 double[] over = new double[k];
                 long size = 0;
-                for (int pass = 0; pass < 2; pass++) {
-                    for (int i = 0; i < k; i++) {
-                        if (!http.isOpen()) http = new RawHttp("127.0.0.1", load.port());
-                        RawHttp.Response r = http.exchange(load.readRequest(f.coldFile(shape, i), false, null), null);
-                        if (r.status() != 200) {
-                            throw new IllegalStateException("cold file " + i + " (" + shape.label() + ") was answered "
-                                    + r.status());
-                        }
-                        if (pass == 1) {
-                            again[i] = r.millis();
-                            continue;
-                        }
-                        first[i] = r.millis();
-                        size = r.bodyBytes();
-                        bytes[i] = floor.transfer(size).millis();
-                        over[i] = first[i] - bytes[i];
-                    }
+                for (int i = 0; i < k; i++) {
+                    RawHttp.Response r = coldAsk(client, f, shape, i);
+                    first[i] = r.millis();
+                    size = r.bodyBytes();
+                    bytes[i] = floor.transfer(size).millis();
+                    over[i] = first[i] - bytes[i];
+                }
+                for (int i = 0; i < k; i++) {
+                    again[i] = coldAsk(client, f, shape, i).millis();
                 }
                 System.out.printf(Locale.ROOT, "cold %-8s 100k-term full answers, %d files: first p50 %s p99 %s; again p50 %s"
                                 + " p99 %s%n", shape.label(), k, Stats.ms(Stats.percentile(first, 50)),
@@ -247,11 +239,18 @@ final class RigGate {
                 out.put(shape.label() + "_over_floor_p50_ms", Stats.r3(Stats.percentile(over, 50)));
                 out.put(shape.label() + "_over_floor_p99_ms", Stats.r3(Stats.percentile(over, 99)));
             }
-        } finally {
-            http.close();
         }
         out.put("n", k);
         return out;
+    }
+
+    /** Cold-set file {@code i} of {@code shape}, whole, on the stage's one connection; it must be answered 200. */
+    private static RawHttp.Response coldAsk(GetClient.Raw client, RigFixture f, Shape shape, int i) throws IOException {
+        RawHttp.Response r = client.get("/v2/reconstructions/" + f.fileHash(f.coldFile(shape, i)).hex(), null, null);
+        if (r.status() != 200) {
+            throw new IllegalStateException("cold file " + i + " (" + shape.label() + ") was answered " + r.status());
+        }
+        return r;
     }
 
     private static String line(RigLoad.Step s) {

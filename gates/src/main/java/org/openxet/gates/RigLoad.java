@@ -184,20 +184,21 @@ final class RigLoad {
 
     /** One reconstruction; {@code rangeSeed} non-null asks for a random range of the file. */
     boolean read(long file, boolean v1, Long rangeSeed) {
-        return connections.exchange(readRequest(file, v1, rangeSeed), null) == 200; // a ranged reconstruction is a 200 too
-    }
-
-    /** The request {@link #read} sends, for a caller timing it on a connection of its own. */
-    byte[] readRequest(long file, boolean v1, Long rangeSeed) {
         MerkleHash id = fixture.fileHash(file);
         String path = (v1 ? "/v1/reconstructions/" : "/v2/reconstructions/") + id.hex();
         String range = rangeSeed == null ? null : LatencyGate.randomRange(new SplittableRandom(rangeSeed),
                 fixture.file(file).size());
-        return RawHttp.get("127.0.0.1", port, path, readToken.apply(fixture.scopeOf(file)), range);
+        byte[] request = RawHttp.get("127.0.0.1", port, path, readToken.apply(fixture.scopeOf(file)), range);
+        return connections.exchange(request, null) == 200; // a ranged reconstruction is a 200 too
     }
 
     int port() {
         return port;
+    }
+
+    /** The read token this load sends for files of {@code scope}. */
+    String readToken(String scope) {
+        return readToken.apply(scope);
     }
 
     /** A new small file's xorb (16 chunks of 1–8 KiB) and then its shard, as a client uploads one. */

@@ -22,8 +22,6 @@ import java.util.Map;
 final class TransportBaseline {
     /** The server's own write size ({@code AnswerWriter.WRITE_SLICE}), so the floor is the one its answers meet. */
     static final int WRITE = 1024 * 1024;
-    /** The server's first write of a response ({@code AnswerWriter.FIRST_WRITE}). */
-    static final int FIRST_WRITE = 64 * 1024;
 
     private TransportBaseline() {
     }
