@@ -38,7 +38,7 @@ final class LatencyGate {
     }
 
     record ShapeResult(double[] full, double[] range, double[] fullFirstByte, long bodyBytes, JvmCounters fullCounters,
-                       JvmCounters rangeCounters) {
+                       JvmCounters rangeCounters, HostSteal.SlowestTenth fullHostSteal) {
     }
 
     static int run(Args args) throws Exception {
@@ -141,6 +141,8 @@ final class LatencyGate {
             json.put(s.label() + "_full_p99_ms", Stats.r3(fp99));
             json.put(s.label() + "_range_p50_ms", Stats.r3(Stats.percentile(res.range(), 50)));
             json.put(s.label() + "_range_p99_ms", Stats.r3(rp99));
+            json.put(s.label() + "_full_slowest_tenth_host_steal", HostSteal.json(res.fullHostSteal().slowest()));
+            json.put(s.label() + "_full_rest_host_steal", HostSteal.json(res.fullHostSteal().rest()));
             pass &= fp99 < P99_LIMIT_MS && rp99 < P99_LIMIT_MS;
             cpu.put(s.label() + "_full", Stats.r3(res.fullCounters().cpuMillisPer(res.full().length)));
             cpu.put(s.label() + "_range", Stats.r3(res.rangeCounters().cpuMillisPer(res.range().length)));
@@ -271,10 +273,13 @@ final class LatencyGate {
         double[] firstByte = new double[samples];
         boolean[] paused = new boolean[samples];
         long bytes = 0;
+        HostSteal.PerAsk steal = new HostSteal.PerAsk(samples);
         JvmCounters before = JvmCounters.now();
         for (int i = 0; i < samples; i++) {
             long pauses = JvmCounters.pauses();
+            steal.begin(i);
             RawHttp.Response r = client.get(path(id), null, null);
+            steal.end(i);
             paused[i] = JvmCounters.pauses() != pauses;
             expectOk(r);
             full[i] = r.millis();
@@ -297,10 +302,12 @@ final class LatencyGate {
                 Stats.ms(Stats.max(full)), Stats.ms(Stats.percentile(firstByte, 50)));
         System.out.printf("%-8s        %s%n", "", fullCounters.describe(samples));
         System.out.printf("%-8s        %s%n", "", slowest(full, firstByte, paused, 5));
+        HostSteal.SlowestTenth stolen = steal.split(full);
+        System.out.printf("%-8s        %s%n", "", stolen.describe());
         System.out.printf("%-8s range: p50 %s  p99 %s  min %s  max %s  (mean body %,d bytes)%n", s.label(),
                 Stats.ms(Stats.percentile(range, 50)), Stats.ms(Stats.percentile(range, 99)), Stats.ms(Stats.min(range)),
                 Stats.ms(Stats.max(range)), rangeBytes / samples);
         System.out.printf("%-8s        %s%n", "", rangeCounters.describe(samples));
-        return new ShapeResult(full, range, firstByte, bytes, fullCounters, rangeCounters);
+        return new ShapeResult(full, range, firstByte, bytes, fullCounters, rangeCounters, stolen);
     }
 }

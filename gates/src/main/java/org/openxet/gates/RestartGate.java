@@ -19,8 +19,8 @@ import java.util.concurrent.TimeUnit;
  * polled every 5 ms from the moment the process is started ({@code /health} if the server has no {@code /ready}),
  * then at once the rig's request mix ({@link RigLoad}) open loop at the rate for {@code --seconds}, each request
  * counted in the one-second window of its intended send time. Per window: the reads' p50, p99 and max, the writes'
- * p99, errors. The target: in every window, reads' p99 under 50 ms and no errors; start to ready under 3 s with the
- * AOT cache.
+ * p99, errors, and the CPU time the host took from this guest ({@link HostSteal}). The target: in every window,
+ * reads' p99 under 50 ms and no errors; start to ready under 3 s with the AOT cache.
  *
  * <p>Variants, to see what each measure buys: {@code plain} (no AOT cache, no warm-up: a JVM as main started it),
  * {@code aot} (the launcher's AOT cache, {@code -Dopenxet.server.aot} from gates/run), {@code warmup} (the server's
@@ -71,9 +71,12 @@ final class RestartGate {
         }
     }
 
-    /** One run's figures: start to listening and to ready, and per window reads' p50/p99/max, writes' p99, errors. */
+    /**
+     * One run's figures: start to listening and to ready, and per window reads' p50/p99/max, writes' p99, errors and
+     * the host's steal ({@link HostSteal}).
+     */
     record Run(String variant, int rate, double listeningMs, double readyMs, double[] p50, double[] p99, double[] max,
-               double[] writeP99, long[] requests, long[] errors, long unfinished) {
+               double[] writeP99, long[] requests, long[] errors, long unfinished, double[] hostSteal) {
     }
 
     static int run(Args args) throws Exception {
@@ -136,10 +139,11 @@ final class RestartGate {
                 columns.add(p99);
                 header.append(String.format(Locale.ROOT, " %16s", v.name() + "@" + rate));
                 lines.add(new RestartPlot.Line(v.name(), rate, p99));
-                System.out.printf(Locale.ROOT, "%-10s %5d/s: start to ready %s (listening %s); first window p99 %s, worst"
-                                + " p99 %s (second %d), errors %d; target %s%n", v.name(), rate,
+                System.out.printf(Locale.ROOT, "%-10s %5d/s: start to ready %s (listening %s); first window p99 %s"
+                                + " (host steal %s), worst p99 %s (second %d), errors %d; target %s%n", v.name(), rate,
                         ms(s.get("ready_ms")), ms(s.get("listening_ms")), ms(s.get("first_window_p99_ms")),
-                        ms(s.get("worst_p99_ms")), (Integer) s.get("worst_second"), (Long) s.get("errors"),
+                        HostSteal.percent(((double[]) s.get("host_steal"))[0]), ms(s.get("worst_p99_ms")),
+                        (Integer) s.get("worst_second"), (Long) s.get("errors"),
                         (Boolean) s.get("target_met") ? "met" : "missed");
             }
             byVariant.put(v.name(), perRate);
@@ -190,7 +194,12 @@ final class RestartGate {
             awaitReady(port, server);
             double ready = (System.nanoTime() - t0) / 1e6;
             RigLoad load = setup.load(port, args);
-            RigLoad.Windows w = load.runWindows(rate, seconds);
+            RigLoad.Windows w;
+            double[] steal;
+            try (HostSteal.Windows stolen = new HostSteal.Windows(seconds)) {
+                w = load.runWindows(rate, seconds);
+                steal = stolen.shares();
+            }
             double[] p50 = new double[seconds];
             double[] p99 = new double[seconds];
             double[] max = new double[seconds];
@@ -209,7 +218,7 @@ final class RestartGate {
                 windowErrors += errors[s];
             }
             return new Run(v.name(), rate, listening, ready, p50, p99, max, writeP99, requests, errors,
-                    w.outcome().errors() - windowErrors);
+                    w.outcome().errors() - windowErrors, steal);
         } finally {
             server.destroy();
             if (!server.waitFor(30, TimeUnit.SECONDS)) server.destroyForcibly().waitFor();
@@ -244,7 +253,9 @@ final class RestartGate {
                 + " p99 per second:", repeat, r.variant(), r.rate(), Stats.ms(r.listeningMs()), Stats.ms(r.readyMs())));
         for (double v : r.p99()) s.append(String.format(Locale.ROOT, " %.1f", v));
         long errors = java.util.Arrays.stream(r.errors()).sum() + r.unfinished();
-        s.append(String.format(Locale.ROOT, "; max %.1f ms; errors %d", Stats.max(r.max()), errors));
+        s.append(String.format(Locale.ROOT, "; max %.1f ms; errors %d; host steal %s in the first second, %s in all",
+                Stats.max(r.max()), errors, HostSteal.percent(r.hostSteal()[0]),
+                HostSteal.percent(java.util.Arrays.stream(r.hostSteal()).average().orElse(Double.NaN))));
         return s.toString();
     }
 
@@ -283,6 +294,7 @@ final class RestartGate {
         m.put("max_ms", max);
         m.put("write_p99_ms", writeP99);
         m.put("errors_per_window", errorsPerWindow);
+        m.put("host_steal", median(runs, Run::hostSteal, seconds));
         return m;
     }
 

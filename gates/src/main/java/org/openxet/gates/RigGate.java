@@ -24,8 +24,9 @@ import java.util.concurrent.TimeUnit;
  * ({@link RigFixture}, bulk-loaded by {@link RigBuild}, kept with {@code --keep DIR}), a separately started
  * {@code openxet serve} on it, then: the cold stage (each of the cold set's 100,000-term files asked once, none asked
  * before, then each once more, warm), and open-loop steps of the realistic mix ({@link RigLoad}) at rising rates until
- * p99 reaches 50 ms or errors appear. Per step: achieved rate, percentiles, errors, and the server's CPU, heap and RSS.
- * Last line: one JSON object ({@code --out FILE} also writes it there, for {@code gates/run rig-plot}).
+ * p99 reaches 50 ms or errors appear. Per step: achieved rate, percentiles, errors, the server's CPU, heap and RSS,
+ * and the CPU time the host took from this guest ({@link HostSteal}). Last line: one JSON object ({@code --out FILE}
+ * also writes it there, for {@code gates/run rig-plot}).
  *
  * <p>The load generator runs on the same machine as the server: its CPU is part of what a step costs.
  */
@@ -80,17 +81,20 @@ final class RigGate {
                 OptionalLong resident = PageCache.residentBytes(indexFiles);
                 long cpu0 = cpuTicks(server.pid());
                 Map<String, Double> m0 = ServerMeters.scrape(port);
+                HostSteal.Sample steal0 = HostSteal.Sample.now();
                 long t0 = System.nanoTime();
                 RigLoad.Step step = load.run(rate, seconds);
+                double steal = HostSteal.share(steal0, HostSteal.Sample.now());
                 double cpuSeconds = (cpuTicks(server.pid()) - cpu0) / 100.0;
                 double wall = (System.nanoTime() - t0) / 1e9;
                 Map<String, Double> m = ServerMeters.scrape(port);
                 GcFigures gc = GcFigures.of(m).since(GcFigures.of(m0));
                 TokenChecks tokens = TokenChecks.of(m).since(TokenChecks.of(m0));
                 System.out.printf(Locale.ROOT,
-                        "rate      %5d/s: %s; server CPU %.2f cores, heap %.0f MB, RSS %.0f MB (%.0f MB of it anonymous)%n",
+                        "rate      %5d/s: %s; server CPU %.2f cores, heap %.0f MB, RSS %.0f MB (%.0f MB of it anonymous);"
+                                + " host steal %s%n",
                         rate, line(step), cpuSeconds / wall, ServerMeters.heap(m) / 1e6, rssBytes(server.pid()) / 1e6,
-                        rssAnonBytes(server.pid()) / 1e6);
+                        rssAnonBytes(server.pid()) / 1e6, HostSteal.percent(steal));
                 System.out.println("                 server GC: " + gc.describe());
                 System.out.println("                 server: " + tokens.describe());
                 System.out.println("                 " + cached(resident, indexFiles));
@@ -112,6 +116,7 @@ final class RigGate {
                 r.put("server_token_kept_share", kept == null ? null : Stats.r3(kept));
                 r.put("server_rss_bytes", rssBytes(server.pid()));
                 r.put("server_rss_anon_bytes", rssAnonBytes(server.pid()));
+                r.put("host_steal", HostSteal.json(steal));
                 r.put("index_cached_bytes", resident.isPresent() ? resident.getAsLong() : null);
                 perRate.put(Integer.toString(rate), r);
                 if (rate == histogramRate) histogram = percentiles(step.reads());
@@ -198,7 +203,9 @@ final class RigGate {
      * followed by as many bytes through {@link BytesFloor}, then each file once more (warm), one request at a time on
      * one connection. The floor is what this host's loopback, Helidon and the client cost for those bytes in the same
      * minutes: on a shared VM both move by a third between runs minutes apart (docs/BENCHMARKS.md), so a first ask's
-     * time beside its bytes' time says what the server's own work adds, and whether a miss was the host's.
+     * time beside its bytes' time says what the server's own work adds, and whether a miss was the host's. So does
+     * the CPU time the host took from this guest ({@link HostSteal}) during the slowest tenth of first asks against
+     * the rest.
      */
     private static Map<String, Object> coldStage(RigLoad load, RigFixture f, int k) throws IOException {
         Map<String, Object> out = new LinkedHashMap<>();
@@ -210,9 +217,12 @@ final class RigGate {
                 double[] again = new double[k];
                 double[] bytes = new double[k];
                 double[] over = new double[k];
+                HostSteal.PerAsk steal = new HostSteal.PerAsk(k);
                 long size = 0;
                 for (int i = 0; i < k; i++) {
+                    steal.begin(i);
                     RawHttp.Response r = coldAsk(client, f, shape, i);
+                    steal.end(i);
                     first[i] = r.millis();
                     size = r.bodyBytes();
                     bytes[i] = floor.transfer(size).millis();
@@ -229,6 +239,8 @@ final class RigGate {
                                 + " p50 %s p99 %s; a first ask less its bytes: p50 %s p99 %s%n", size,
                         Stats.ms(Stats.percentile(bytes, 50)), Stats.ms(Stats.percentile(bytes, 99)),
                         Stats.ms(Stats.percentile(over, 50)), Stats.ms(Stats.percentile(over, 99)));
+                HostSteal.SlowestTenth stolen = steal.split(first);
+                System.out.println("              first asks: " + stolen.describe());
                 out.put(shape.label() + "_full_p50_ms", Stats.r3(Stats.percentile(first, 50)));
                 out.put(shape.label() + "_full_p99_ms", Stats.r3(Stats.percentile(first, 99)));
                 out.put(shape.label() + "_warm_p50_ms", Stats.r3(Stats.percentile(again, 50)));
@@ -238,6 +250,8 @@ final class RigGate {
                 out.put(shape.label() + "_floor_p99_ms", Stats.r3(Stats.percentile(bytes, 99)));
                 out.put(shape.label() + "_over_floor_p50_ms", Stats.r3(Stats.percentile(over, 50)));
                 out.put(shape.label() + "_over_floor_p99_ms", Stats.r3(Stats.percentile(over, 99)));
+                out.put(shape.label() + "_slowest_tenth_host_steal", HostSteal.json(stolen.slowest()));
+                out.put(shape.label() + "_rest_host_steal", HostSteal.json(stolen.rest()));
             }
         }
         out.put("n", k);
