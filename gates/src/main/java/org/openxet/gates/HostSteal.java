@@ -9,10 +9,10 @@ import java.util.concurrent.locks.LockSupport;
  * How much of this guest's CPU time the hypervisor gave to others: the {@code steal} column of {@code /proc/stat}'s
  * {@code cpu} line, as a share of all its columns between two samples. It is one way a shared host's load shows in a
  * guest: on the AMD VM, sampled every half second through a rig run, it was 0–1 % in most samples and 14–25 % in a
- * few. It is not the only way: in an hour when the same runs were a third slower than in the next, a rig step's steal
- * was 0–9 %, and the cold stage's slowest asks mostly had none (docs/BENCHMARKS-HISTORY.md, "Host steal beside the
- * slow asks"). Bare metal and most containers show 0; where there is no {@code /proc/stat} (not Linux) the share is
- * unknown and says so.
+ * few. It is not the only way: in ten minutes when the same runs were a third slower than in the minutes after, a
+ * rig step's steal was 0–9 %, and the cold stage's slowest asks mostly had none (docs/BENCHMARKS-HISTORY.md, "Host
+ * steal beside the slow asks"). Bare metal and most containers show 0; where there is no {@code /proc/stat} (not
+ * Linux) the share is unknown and says so.
  */
 final class HostSteal {
     private static final Path PROC_STAT = Path.of("/proc/stat");
