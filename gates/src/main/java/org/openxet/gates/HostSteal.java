@@ -2,6 +2,7 @@ package org.openxet.gates;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.locks.LockSupport;
 
@@ -101,17 +102,9 @@ final class HostSteal {
 
     /** The indices of {@code ms}'s slowest tenth (at least one), slowest first, then of the rest. */
     static int[][] slowestTenthAndRest(double[] ms) {
-        Integer[] order = new Integer[ms.length];
-        for (int i = 0; i < ms.length; i++) order[i] = i;
-        java.util.Arrays.sort(order, (a, b) -> Double.compare(ms[b], ms[a]));
+        int[] order = Stats.slowestFirst(ms);
         int slow = Math.min(ms.length, Math.max(1, ms.length / 10));
-        int[] slowest = new int[slow];
-        int[] rest = new int[ms.length - slow];
-        for (int i = 0; i < ms.length; i++) {
-            if (i < slow) slowest[i] = order[i];
-            else rest[i - slow] = order[i];
-        }
-        return new int[][]{slowest, rest};
+        return new int[][]{Arrays.copyOfRange(order, 0, slow), Arrays.copyOfRange(order, slow, ms.length)};
     }
 
     /**

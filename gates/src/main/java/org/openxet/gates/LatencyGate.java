@@ -224,9 +224,7 @@ final class LatencyGate {
      * or a slow transfer).
      */
     static String slowest(double[] ms, double[] firstByte, boolean[] paused, int k) {
-        Integer[] order = new Integer[ms.length];
-        for (int i = 0; i < ms.length; i++) order[i] = i;
-        java.util.Arrays.sort(order, (a, b) -> Double.compare(ms[b], ms[a]));
+        int[] order = Stats.slowestFirst(ms);
         StringBuilder out = new StringBuilder("slowest:");
         for (int j = 0; j < Math.min(k, ms.length); j++) {
             int i = order[j];

@@ -30,6 +30,12 @@ public final class Stats {
         return Arrays.stream(samples).max().orElse(Double.NaN);
     }
 
+    /** The indices of {@code samples}, the largest (slowest) first; equal ones in their order. */
+    public static int[] slowestFirst(double[] samples) {
+        return java.util.stream.IntStream.range(0, samples.length).boxed()
+                .sorted((a, b) -> Double.compare(samples[b], samples[a])).mapToInt(Integer::intValue).toArray();
+    }
+
     /** Rounded to 3 decimals, for JSON. */
     public static double r3(double v) {
         return Math.round(v * 1000.0) / 1000.0;
