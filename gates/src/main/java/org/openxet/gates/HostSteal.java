@@ -4,7 +4,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Locale;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * How much of this guest's CPU time the hypervisor gave to others: the {@code steal} column of {@code /proc/stat}'s
@@ -112,38 +111,20 @@ final class HostSteal {
      * each window's end: the restart gate's view of whether a node's slow first second was the host's.
      */
     static final class Windows implements AutoCloseable {
-        private final Sample[] at; // at[w]: as window w began; at[seconds]: as the last one ended
-        private final Thread sampler;
+        private final WindowSamples<Sample> samples;
 
         Windows(int seconds) {
-            at = new Sample[seconds + 1];
-            long start = System.nanoTime();
-            at[0] = Sample.now();
-            sampler = Thread.ofPlatform().daemon().name("host-steal").start(() -> {
-                for (int w = 1; w <= seconds; w++) {
-                    long end = start + w * 1_000_000_000L;
-                    for (long left; (left = end - System.nanoTime()) > 0; ) {
-                        LockSupport.parkNanos(left);
-                        if (Thread.interrupted()) return;
-                    }
-                    at[w] = Sample.now();
-                }
-            });
+            samples = new WindowSamples<>("host-steal", seconds, Sample::now);
         }
 
         /** Per window, once the last has ended (waits for it): NaN for a window not sampled or unknown. */
         double[] shares() throws InterruptedException {
-            sampler.join();
-            double[] out = new double[at.length - 1];
-            for (int w = 0; w < out.length; w++) {
-                out[w] = at[w] == null || at[w + 1] == null ? Double.NaN : share(at[w], at[w + 1]);
-            }
-            return out;
+            return samples.perWindow(HostSteal::share);
         }
 
         @Override
         public void close() {
-            sampler.interrupt();
+            samples.close();
         }
     }
 

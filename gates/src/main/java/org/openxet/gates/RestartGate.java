@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
  * polled every 5 ms from the moment the process is started ({@code /health} if the server has no {@code /ready}),
  * then at once the rig's request mix ({@link RigLoad}) open loop at the rate for {@code --seconds}, each request
  * counted in the one-second window of its intended send time. Per window: the reads' p50, p99 and max, the writes'
- * p99, errors, and the CPU time the host took from this guest ({@link HostSteal}). The target: in every window,
+ * p99, errors, the CPU time the host took from this guest ({@link HostSteal}) and how long the load generator's own
+ * JVM paused for its collector (charged to the server by the schedule, which it delays). The target: in every window,
  * reads' p99 under 50 ms and no errors; start to ready under 3 s with the AOT cache.
  *
  * <p>Variants, to see what each measure buys: {@code plain} (no AOT cache, no warm-up: a JVM as main started it),
@@ -72,11 +73,12 @@ final class RestartGate {
     }
 
     /**
-     * One run's figures: start to listening and to ready, and per window reads' p50/p99/max, writes' p99, errors and
-     * the host's steal ({@link HostSteal}).
+     * One run's figures: start to listening and to ready, and per window reads' p50/p99/max, writes' p99, errors,
+     * the host's steal ({@link HostSteal}) and the load generator's collector pauses in milliseconds.
      */
     record Run(String variant, int rate, double listeningMs, double readyMs, double[] p50, double[] p99, double[] max,
-               double[] writeP99, long[] requests, long[] errors, long unfinished, double[] hostSteal) {
+               double[] writeP99, long[] requests, long[] errors, long unfinished, double[] hostSteal,
+               double[] generatorPauseMs) {
     }
 
     static int run(Args args) throws Exception {
@@ -140,9 +142,11 @@ final class RestartGate {
                 header.append(String.format(Locale.ROOT, " %16s", v.name() + "@" + rate));
                 lines.add(new RestartPlot.Line(v.name(), rate, p99));
                 System.out.printf(Locale.ROOT, "%-10s %5d/s: start to ready %s (listening %s); first window p99 %s"
-                                + " (host steal %s), worst p99 %s (second %d), errors %d; target %s%n", v.name(), rate,
+                                + " (host steal %s, load generator paused %.0f ms), worst p99 %s (second %d), errors %d;"
+                                + " target %s%n", v.name(), rate,
                         ms(s.get("ready_ms")), ms(s.get("listening_ms")), ms(s.get("first_window_p99_ms")),
-                        HostSteal.percent(((double[]) s.get("host_steal"))[0]), ms(s.get("worst_p99_ms")),
+                        HostSteal.percent(((double[]) s.get("host_steal"))[0]),
+                        ((double[]) s.get("generator_gc_pause_ms"))[0], ms(s.get("worst_p99_ms")),
                         (Integer) s.get("worst_second"), (Long) s.get("errors"),
                         (Boolean) s.get("target_met") ? "met" : "missed");
             }
@@ -196,9 +200,12 @@ final class RestartGate {
             RigLoad load = setup.load(port, args);
             RigLoad.Windows w;
             double[] steal;
-            try (HostSteal.Windows stolen = new HostSteal.Windows(seconds)) {
+            double[] generatorPauses;
+            try (HostSteal.Windows stolen = new HostSteal.Windows(seconds);
+                 WindowSamples<JvmCounters> generator = new WindowSamples<>("generator-gc", seconds, JvmCounters::now)) {
                 w = load.runWindows(rate, seconds);
                 steal = stolen.shares();
+                generatorPauses = generator.perWindow((from, to) -> to.gcMillis() - from.gcMillis());
             }
             double[] p50 = new double[seconds];
             double[] p99 = new double[seconds];
@@ -218,7 +225,7 @@ final class RestartGate {
                 windowErrors += errors[s];
             }
             return new Run(v.name(), rate, listening, ready, p50, p99, max, writeP99, requests, errors,
-                    w.outcome().errors() - windowErrors, steal);
+                    w.outcome().errors() - windowErrors, steal, generatorPauses);
         } finally {
             server.destroy();
             if (!server.waitFor(30, TimeUnit.SECONDS)) server.destroyForcibly().waitFor();
@@ -256,6 +263,8 @@ final class RestartGate {
         s.append(String.format(Locale.ROOT, "; max %.1f ms; errors %d; host steal %s in the first second, %s in all",
                 Stats.max(r.max()), errors, HostSteal.percent(r.hostSteal()[0]),
                 HostSteal.percent(java.util.Arrays.stream(r.hostSteal()).average().orElse(Double.NaN))));
+        s.append(String.format(Locale.ROOT, "; the load generator paused %.0f ms in the first second, %.0f in all",
+                r.generatorPauseMs()[0], java.util.Arrays.stream(r.generatorPauseMs()).sum()));
         return s.toString();
     }
 
@@ -295,6 +304,7 @@ final class RestartGate {
         m.put("write_p99_ms", writeP99);
         m.put("errors_per_window", errorsPerWindow);
         m.put("host_steal", median(runs, Run::hostSteal, seconds));
+        m.put("generator_gc_pause_ms", median(runs, Run::generatorPauseMs, seconds));
         return m;
     }
 

@@ -82,9 +82,11 @@ final class RigGate {
                 long cpu0 = cpuTicks(server.pid());
                 Map<String, Double> m0 = ServerMeters.scrape(port);
                 HostSteal.Sample steal0 = HostSteal.Sample.now();
+                JvmCounters generator0 = JvmCounters.now();
                 long t0 = System.nanoTime();
                 RigLoad.Step step = load.run(rate, seconds);
                 double steal = HostSteal.share(steal0, HostSteal.Sample.now());
+                JvmCounters generator = JvmCounters.now().since(generator0);
                 double cpuSeconds = (cpuTicks(server.pid()) - cpu0) / 100.0;
                 double wall = (System.nanoTime() - t0) / 1e9;
                 Map<String, Double> m = ServerMeters.scrape(port);
@@ -96,6 +98,9 @@ final class RigGate {
                         rate, line(step), cpuSeconds / wall, ServerMeters.heap(m) / 1e6, rssBytes(server.pid()) / 1e6,
                         rssAnonBytes(server.pid()) / 1e6, HostSteal.percent(steal));
                 System.out.println("                 server GC: " + gc.describe());
+                // Its pauses delay the schedule, and the schedule charges them to the server (docs/BENCHMARKS.md).
+                System.out.printf(Locale.ROOT, "                 load generator GC: %d pauses, %d ms in all%n",
+                        generator.gcCount(), generator.gcMillis());
                 System.out.println("                 server: " + tokens.describe());
                 System.out.println("                 " + cached(resident, indexFiles));
                 Map<String, Object> r = OpenLoop.figures(step.outcome(), step.reads());
@@ -111,6 +116,8 @@ final class RigGate {
                 r.put("server_gc_pauses", gc.pauses());
                 r.put("server_gc_pause_ms", Stats.r3(gc.pauseSeconds() * 1000));
                 r.put("server_gc_promoted_bytes", gc.promotedBytes());
+                r.put("generator_gc_pauses", generator.gcCount());
+                r.put("generator_gc_pause_ms", generator.gcMillis());
                 r.put("server_token_checks", tokens.kept() + tokens.full());
                 Double kept = tokens.keptShare();
                 r.put("server_token_kept_share", kept == null ? null : Stats.r3(kept));
