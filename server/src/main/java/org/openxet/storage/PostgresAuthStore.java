@@ -33,7 +33,7 @@ final class PostgresAuthStore implements AuthStore {
                     "SELECT name, token_sha256, repos, access, generation, revoked FROM users ORDER BY name")) {
                 return rows.map(r -> new StoredUser(r.column("name").getString(), r.column("token_sha256").getString(),
                         List.of(r.column("repos").getString().split("\n")), r.column("access").getString(),
-                        PostgresIndex.number(r, "generation"), r.column("revoked").get(Boolean.class))).toList();
+                        PostgresRows.number(r, "generation"), r.column("revoked").get(Boolean.class))).toList();
             }
         });
     }
@@ -60,8 +60,8 @@ final class PostgresAuthStore implements AuthStore {
             try (Stream<DbRow> rows = query(db.execute(),
                     "SELECT kid, use, algorithm, secret, created_at, retired_at FROM signing_keys ORDER BY created_at, kid")) {
                 return rows.map(r -> new StoredKey(r.column("kid").getString(), r.column("use").getString(),
-                        r.column("algorithm").getString(), r.column("secret").getString(), PostgresIndex.number(r, "created_at"),
-                        PostgresIndex.number(r, "retired_at"))).toList();
+                        r.column("algorithm").getString(), r.column("secret").getString(), PostgresRows.number(r, "created_at"),
+                        PostgresRows.number(r, "retired_at"))).toList();
             }
         });
     }
@@ -78,7 +78,7 @@ final class PostgresAuthStore implements AuthStore {
         try {
             return work.get();
         } catch (DbClientException e) {
-            throw new IndexException("index " + what + " failed (" + where + "): " + PostgresIndex.rootMessage(e), e);
+            throw new IndexException("index " + what + " failed (" + where + "): " + PostgresConnections.rootMessage(e), e);
         }
     }
 }

@@ -60,7 +60,7 @@ final class PostgresCollectorLock {
         try {
             c = pool.getConnection();
         } catch (SQLException e) {
-            throw new IndexException("cannot reach the PostgreSQL index at " + where + ": " + PostgresIndex.rootMessage(e), e);
+            throw new IndexException("cannot reach the PostgreSQL index at " + where + ": " + PostgresConnections.rootMessage(e), e);
         }
         // A pooled connection's session outlives its close(), and so would a lock left on it: every path unlocks.
         boolean locked = false;
@@ -111,7 +111,7 @@ final class PostgresCollectorLock {
                 e.addSuppressed(suppressed);
             }
             if (e instanceof IndexException ie) throw ie;
-            throw new IndexException("cannot take the collector lock on " + where + ": " + PostgresIndex.rootMessage(e), e);
+            throw new IndexException("cannot take the collector lock on " + where + ": " + PostgresConnections.rootMessage(e), e);
         }
         return c;
     }

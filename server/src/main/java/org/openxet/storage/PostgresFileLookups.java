@@ -13,9 +13,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 
-import static org.openxet.storage.PostgresIndex.bytesOrNull;
-import static org.openxet.storage.PostgresIndex.number;
-import static org.openxet.storage.PostgresIndex.raw;
+import static org.openxet.storage.PostgresRows.bytesOrNull;
+import static org.openxet.storage.PostgresRows.number;
+import static org.openxet.storage.PostgresRows.raw;
 import static org.openxet.storage.Statements.get;
 import static org.openxet.storage.Statements.query;
 

@@ -70,14 +70,14 @@ final class PostgresOnlineCollection implements OnlineCollection {
         try {
             c = uploadLocks.getConnection();
         } catch (SQLException e) {
-            throw new IndexException("cannot reach the PostgreSQL index at " + where + ": " + PostgresIndex.rootMessage(e), e);
+            throw new IndexException("cannot reach the PostgreSQL index at " + where + ": " + PostgresConnections.rootMessage(e), e);
         }
         try (Statement s = c.createStatement()) {
             s.execute("SELECT pg_advisory_lock_shared(" + key(hash) + ")");
         } catch (SQLException e) {
             closeQuietly(c);
             throw new IndexException("xorb " + hash + " is being collected by openxet gc --online: retry ("
-                    + PostgresIndex.rootMessage(e) + ")", e);
+                    + PostgresConnections.rootMessage(e) + ")", e);
         }
         return () -> {
             // A pooled connection's session outlives its close(), and so would the lock: unlock, or drop the session.
@@ -105,7 +105,7 @@ final class PostgresOnlineCollection implements OnlineCollection {
             }
             unlocked = true;
         } catch (SQLException e) {
-            throw new IndexException("cannot reach the PostgreSQL index at " + where + ": " + PostgresIndex.rootMessage(e), e);
+            throw new IndexException("cannot reach the PostgreSQL index at " + where + ": " + PostgresConnections.rootMessage(e), e);
         } finally {
             // A session that may still hold the lock is dropped, not pooled (as lockForUpload's release does).
             for (Connection c : held) {
@@ -125,7 +125,7 @@ final class PostgresOnlineCollection implements OnlineCollection {
         try (Connection c = pool.getConnection()) {
             return UnusedXorbs.find(c, registeredBefore);
         } catch (SQLException e) {
-            throw new IndexException("PostgreSQL index at " + where + ": " + PostgresIndex.rootMessage(e), e);
+            throw new IndexException("PostgreSQL index at " + where + ": " + PostgresConnections.rootMessage(e), e);
         }
     }
 
@@ -203,7 +203,7 @@ final class PostgresOnlineCollection implements OnlineCollection {
                 }
             }
         } catch (SQLException e) {
-            throw new IndexException("PostgreSQL index at " + where + ": " + PostgresIndex.rootMessage(e), e);
+            throw new IndexException("PostgreSQL index at " + where + ": " + PostgresConnections.rootMessage(e), e);
         }
     }
 

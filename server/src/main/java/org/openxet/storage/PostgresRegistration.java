@@ -12,7 +12,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
 
-import static org.openxet.storage.PostgresIndex.raw;
+import static org.openxet.storage.PostgresRows.raw;
 import static org.openxet.storage.Statements.dml;
 import static org.openxet.storage.Statements.get;
 import static org.openxet.storage.Statements.query;
@@ -86,8 +86,8 @@ final class PostgresRegistration {
         // insert does nothing and the next statement (a new snapshot) sees the winner's row.
         Optional<DbRow> created = get(tx, INSERT_SHARD, shardHash, commit.storedBytes(), t);
         long shardId = created.isPresent()
-                ? PostgresIndex.number(created.get(), "id")
-                : PostgresIndex.number(get(tx, "SELECT id FROM shards WHERE hash = ?", shardHash).orElseThrow(
+                ? PostgresRows.number(created.get(), "id")
+                : PostgresRows.number(get(tx, "SELECT id FROM shards WHERE hash = ?", shardHash).orElseThrow(
                         () -> new DbClientException("shard " + commit.shardHash() + " vanished inside its transaction")), "id");
         dml(tx, INSERT_SHARD_SCOPE, shardId, commit.scope());
         List<FileRecord> files = commit.files();

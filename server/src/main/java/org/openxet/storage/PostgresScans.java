@@ -14,9 +14,9 @@ import java.util.SplittableRandom;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
-import static org.openxet.storage.PostgresIndex.bytes;
-import static org.openxet.storage.PostgresIndex.bytesOrNull;
-import static org.openxet.storage.PostgresIndex.number;
+import static org.openxet.storage.PostgresRows.bytes;
+import static org.openxet.storage.PostgresRows.bytesOrNull;
+import static org.openxet.storage.PostgresRows.number;
 import static org.openxet.storage.Statements.get;
 import static org.openxet.storage.Statements.query;
 
@@ -29,7 +29,7 @@ final class PostgresScans implements IndexScans {
 
     /** How the index runs a read: a DB Client failure becomes an {@link IndexException} naming the database. */
     interface Reads {
-        <T> T read(PostgresIndex.Read<T> work) throws IndexException;
+        <T> T read(PostgresConnections.Read<T> work) throws IndexException;
     }
 
     private final DbClient db;
@@ -40,7 +40,7 @@ final class PostgresScans implements IndexScans {
         this.reads = reads;
     }
 
-    private <T> T read(PostgresIndex.Read<T> work) throws IndexException {
+    private <T> T read(PostgresConnections.Read<T> work) throws IndexException {
         return reads.read(work);
     }
 
