@@ -48,7 +48,7 @@ final class RestartGate {
             return name.contains("aot");
         }
 
-        static Variant of(String name, String aotCache, String warmup) {
+        static Variant of(String name, String aotCache, String warmup, List<String> launcher) {
             if (!VARIANTS.contains(name)) {
                 throw new IllegalArgumentException("unknown variant " + name + " (" + String.join(", ", VARIANTS) + ")");
             }
@@ -56,11 +56,10 @@ final class RestartGate {
             if (name.contains("aot")) {
                 // What ./openxet passes (scripts/env.sh, aot_cache_args: the cache, and eager compilation where the
                 // JDK has it), from gates/run.
-                List<String> launcher = ServerProcess.launcherAot();
                 if (aotCache.isEmpty() || !Files.exists(Path.of(aotCache)) || launcher.isEmpty()) {
-                    throw new IllegalArgumentException("variant " + name + " needs the AOT cache: run through gates/run,"
-                            + " which makes it (-D" + AOT_PROPERTY + "=" + aotCache + ", -D" + AOT_ARGS_PROPERTY + "="
-                            + String.join(" ", launcher) + ")");
+                    throw new IllegalArgumentException("variant " + name + " needs the launcher's AOT cache: run through"
+                            + " gates/run, which makes it, on the launcher's jar (-D" + AOT_PROPERTY + "=" + aotCache
+                            + ", -D" + AOT_ARGS_PROPERTY + "=" + String.join(" ", launcher) + ")");
                 }
                 jvm.addAll(launcher);
             }
@@ -89,9 +88,10 @@ final class RestartGate {
         List<Integer> rates = new ArrayList<>();
         for (String s : args.string("rates", "1000,2000").split(",")) rates.add(Integer.parseInt(s.trim()));
         String aotCache = System.getProperty(AOT_PROPERTY, "");
+        List<String> launcher = ServerProcess.launcherAot(args);
         List<Variant> variants = new ArrayList<>();
         for (String v : args.string("variants", String.join(",", VARIANTS)).split(",")) {
-            variants.add(Variant.of(v.trim(), aotCache, args.string("warmup-duration", "")));
+            variants.add(Variant.of(v.trim(), aotCache, args.string("warmup-duration", ""), launcher));
         }
         System.out.printf(Locale.ROOT, "restart: %,d files on %s in %s; variants %s; rates %s; the first %d s after ready,"
                         + " %d repeat(s); AOT cache %s%n", setup.files(), setup.backend(), setup.data,

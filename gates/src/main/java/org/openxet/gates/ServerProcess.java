@@ -28,13 +28,31 @@ final class ServerProcess {
      * (docs/BENCHMARKS-HISTORY.md, "A node's first second on the AMD VM").
      */
     static Process start(Args args, Path data, Path log, String indexUrl) throws Exception {
-        return start(args, data, log, indexUrl, launcherAot(), Map.of());
+        return start(args, data, log, indexUrl, launcherAot(args), Map.of());
     }
 
-    /** The launcher's options for its AOT cache, as gates/run passes them (none when it made no cache). */
-    static List<String> launcherAot() {
+    /**
+     * The launcher's options for its AOT cache, as gates/run passes them (none when it made no cache), when the server
+     * is the launcher's jar. The cache holds that jar's classes, and JDK 25 maps it for another jar without a word and
+     * runs the cached classes instead of the jar's (docs/DESIGN.md, "Starting warm"): an A/B of two builds through
+     * {@code --server-jar} ran one build twice. So a {@code --server-jar} other than the launcher's starts without
+     * it, said in one line; {@code --server-opts -XX:AOTCache=FILE} may name a cache made from that jar.
+     */
+    static List<String> launcherAot(Args args) {
         String options = System.getProperty(RestartGate.AOT_ARGS_PROPERTY, "").trim();
-        return options.isEmpty() ? List.of() : List.of(options.split("\\s+"));
+        if (options.isEmpty()) return List.of();
+        String jar = args.string("server-jar", "");
+        String launcherJar = System.getProperty("openxet.server.jar", "");
+        if (!jar.isEmpty() && (launcherJar.isEmpty() || !sameFile(jar, launcherJar))) {
+            System.out.println("server: " + jar + " is not the launcher's jar, so it starts without the launcher's AOT"
+                    + " cache (that jar's classes); --server-opts -XX:AOTCache=FILE names one made from " + jar);
+            return List.of();
+        }
+        return List.of(options.split("\\s+"));
+    }
+
+    private static boolean sameFile(String a, String b) {
+        return Path.of(a).toAbsolutePath().normalize().equals(Path.of(b).toAbsolutePath().normalize());
     }
 
     /**

@@ -51,7 +51,7 @@ class ServerProcessTest {
         String before = System.getProperty(RestartGate.AOT_ARGS_PROPERTY);
         try {
             System.setProperty(RestartGate.AOT_ARGS_PROPERTY, " -XX:AOTCache=/c/openxet.aot  -Xlog:aot*=off ");
-            List<String> cmd = ServerProcess.command(rig, dir, ServerProcess.launcherAot());
+            List<String> cmd = ServerProcess.command(rig, dir, ServerProcess.launcherAot(rig));
             int cache = cmd.indexOf("-XX:AOTCache=/c/openxet.aot");
             assertTrue(cache > 0, cmd.toString());
             assertEquals("-Xlog:aot*=off", cmd.get(cache + 1));
@@ -61,12 +61,39 @@ class ServerProcessTest {
             assertTrue(main > cache + 1, "the JVM options go before the class path or jar: " + cmd);
 
             System.setProperty(RestartGate.AOT_ARGS_PROPERTY, "");
-            assertTrue(ServerProcess.command(rig, dir, ServerProcess.launcherAot()).stream()
+            assertTrue(ServerProcess.command(rig, dir, ServerProcess.launcherAot(rig)).stream()
                     .noneMatch(o -> o.contains("AOT")));
         } finally {
             if (before == null) System.clearProperty(RestartGate.AOT_ARGS_PROPERTY);
             else System.setProperty(RestartGate.AOT_ARGS_PROPERTY, before);
         }
+    }
+
+    @Test
+    void anotherServerJarStartsWithoutTheLaunchersAotCacheWhoseClassesTheJvmWouldRunInstead(@TempDir Path dir) {
+        String aotBefore = System.getProperty(RestartGate.AOT_ARGS_PROPERTY);
+        String jarBefore = System.getProperty("openxet.server.jar");
+        try {
+            System.setProperty(RestartGate.AOT_ARGS_PROPERTY, "-XX:AOTCache=/c/openxet.aot -Xlog:aot*=off");
+            System.setProperty("openxet.server.jar", dir.resolve("server/target/openxet.jar").toString());
+            Args other = new Args("rig", false, Map.of("server-jar", dir.resolve("openxet-old.jar").toString()));
+            assertEquals(List.of(), ServerProcess.launcherAot(other));
+            assertTrue(ServerProcess.command(other, dir, ServerProcess.launcherAot(other)).stream()
+                    .noneMatch(o -> o.contains("AOTCache")));
+            // The launcher's own jar, however named, keeps its cache.
+            Args same = new Args("rig", false, Map.of("server-jar",
+                    dir.resolve("server/../server/target/openxet.jar").toString()));
+            assertEquals(List.of("-XX:AOTCache=/c/openxet.aot", "-Xlog:aot*=off"), ServerProcess.launcherAot(same));
+            assertTrue(ServerProcess.launcherAot(new Args("rig", false, Map.of())).contains("-XX:AOTCache=/c/openxet.aot"));
+        } finally {
+            restore(RestartGate.AOT_ARGS_PROPERTY, aotBefore);
+            restore("openxet.server.jar", jarBefore);
+        }
+    }
+
+    private static void restore(String property, String value) {
+        if (value == null) System.clearProperty(property);
+        else System.setProperty(property, value);
     }
 
     /** {@code script} under sh, its output to {@code log} as {@link ServerProcess#start} sends a server's. */
