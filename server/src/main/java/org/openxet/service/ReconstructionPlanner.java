@@ -7,7 +7,10 @@ import org.openxet.storage.Index;
 import org.openxet.storage.IndexException;
 import org.openxet.storage.XorbLayout;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -136,8 +139,16 @@ public final class ReconstructionPlanner {
         boolean trimFirst = start > firstOffset;
         long lastTermEnd = lastOffset + Integer.toUnsignedLong(file.term(last, FileRecord.UNPACKED));
         boolean trimLast = endExclusive < lastTermEnd;
+        // The trimmed terms' chunk tables, read once and in one index call: each lookup is a round trip on
+        // PostgreSQL, and a ranged read that trims both ends used to make up to four.
+        List<MerkleHash> wanted = new ArrayList<>(2);
+        if (trimFirst) wanted.add(xorbOf(file, first));
+        if (trimLast) wanted.add(xorbOf(file, last));
+        Map<MerkleHash, XorbLayout> trimmed = wanted.isEmpty() ? Map.of() : index.xorbs(wanted);
+        ChunkTable firstChunks = trimFirst ? chunks(trimmed, file, first) : null;
+        ChunkTable lastChunks = trimLast ? chunks(trimmed, file, last) : null;
         if (trimFirst) {
-            ChunkTable c = layout(file, first);
+            ChunkTable c = firstChunks;
             int a = file.term(first, FileRecord.CHUNK_START);
             int b = file.term(first, FileRecord.CHUNK_END);
             long base = c.unpackedStart(a);
@@ -152,7 +163,7 @@ public final class ReconstructionPlanner {
             offsetInto = start - firstTrimmedStart;
         }
         if (trimLast) {
-            ChunkTable c = layout(file, last);
+            ChunkTable c = lastChunks;
             int a = file.term(last, FileRecord.CHUNK_START);
             int b = file.term(last, FileRecord.CHUNK_END);
             long base = c.unpackedStart(a);
@@ -167,15 +178,15 @@ public final class ReconstructionPlanner {
         int firstUnpacked;
         int lastUnpacked;
         if (first == last) {
-            ChunkTable c = (trimFirst || trimLast) ? layout(file, first) : null;
+            ChunkTable c = trimFirst ? firstChunks : lastChunks;
             long len = c == null ? Integer.toUnsignedLong(file.term(first, FileRecord.UNPACKED))
                     : c.unpackedLength(firstChunkStart, lastChunkEnd);
             firstUnpacked = (int) len;
             lastUnpacked = (int) len;
         } else {
-            firstUnpacked = trimFirst ? (int) layout(file, first).unpackedLength(firstChunkStart,
+            firstUnpacked = trimFirst ? (int) firstChunks.unpackedLength(firstChunkStart,
                     file.term(first, FileRecord.CHUNK_END)) : file.term(first, FileRecord.UNPACKED);
-            lastUnpacked = trimLast ? (int) layout(file, last).unpackedLength(file.term(last, FileRecord.CHUNK_START),
+            lastUnpacked = trimLast ? (int) lastChunks.unpackedLength(file.term(last, FileRecord.CHUNK_START),
                     lastChunkEnd) : file.term(last, FileRecord.UNPACKED);
         }
         Plan partial = new Plan(file, offsetInto, first, last + 1, firstChunkStart, firstByteStart, firstUnpacked,
@@ -183,10 +194,15 @@ public final class ReconstructionPlanner {
         return withFetch(partial);
     }
 
-    private ChunkTable layout(FileRecord file, int term) throws IndexException {
-        MerkleHash x = file.xorbs()[file.term(term, FileRecord.XORB)];
-        XorbLayout l = index.xorb(x).orElseThrow(() -> new IndexException("xorb " + x + " of file " + file.fileHash()
-                + " is not in the index", null));
+    private static MerkleHash xorbOf(FileRecord file, int term) {
+        return file.xorbs()[file.term(term, FileRecord.XORB)];
+    }
+
+    private static ChunkTable chunks(Map<MerkleHash, XorbLayout> layouts, FileRecord file, int term)
+            throws IndexException {
+        MerkleHash x = xorbOf(file, term);
+        XorbLayout l = layouts.get(x);
+        if (l == null) throw new IndexException("xorb " + x + " of file " + file.fileHash() + " is not in the index", null);
         return l.chunks();
     }
 

@@ -1,19 +1,103 @@
 package org.openxet.service;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.openxet.protocol.MerkleHash;
+import org.openxet.protocol.xorb.ChunkTable;
+import org.openxet.service.ReconstructionPlanner.ByteRange;
 import org.openxet.service.ReconstructionPlanner.Plan;
 import org.openxet.storage.FileRecord;
+import org.openxet.storage.Index;
+import org.openxet.storage.SqliteIndex;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** The fetch descriptors of full-file plans (no index needed: a full file never reads a chunk layout). */
+/**
+ * The fetch descriptors of full-file plans (no index needed: a full file never reads a chunk layout), and ranged plans
+ * trimmed with the chunk layouts of a real SQLite index.
+ */
 class ReconstructionPlannerTest {
+    /** Xorb A: 4 chunks of 100 bytes, 60 stored each. Xorb B: 4 chunks of 50 bytes, 30 stored each. */
+    private static final MerkleHash A = MerkleHash.ofWords(1, 0, 0, 0);
+    private static final MerkleHash B = MerkleHash.ofWords(2, 0, 0, 0);
+    /** Term 0: A's chunks [0, 4), file bytes [0, 400); term 1: B's [0, 2), [400, 500); term 2: B's [2, 4), [500, 600). */
+    private static final FileRecord FILE = new FileRecord(MerkleHash.ofWords(3, 0, 0, 0), 600, new MerkleHash[]{A, B},
+            terms(new int[]{0, 0, 4, 400, 0, 240}, new int[]{1, 0, 2, 100, 0, 60}, new int[]{1, 2, 4, 100, 60, 120}),
+            null);
+
+    @Test
+    void aRangeTrimmedAtBothEndsReadsBothLayoutsInOneIndexCall(@TempDir Path dir) throws Exception {
+        try (SqliteIndex sqlite = new SqliteIndex(dir.resolve("i.sqlite"), 1)) {
+            List<String> calls = new ArrayList<>();
+            ReconstructionPlanner planner = new ReconstructionPlanner(layoutsOfAandB(sqlite, calls));
+            // From inside A's chunk 1 (file bytes [100, 200)) to inside B's chunk 2 ([500, 550)).
+            Plan p = planner.plan(FILE, new ByteRange(150, 549, false));
+            assertEquals(List.of("xorbs"), calls);
+            assertEquals(50, p.offsetIntoFirstRange());
+            assertEquals(List.of(0, 3, 1, 60, 300, 3, 90, 50), List.of(p.firstTerm(), p.endTerm(), p.firstChunkStart(),
+                    p.firstByteStart(), p.firstUnpacked(), p.lastChunkEnd(), p.lastByteEnd(), p.lastUnpacked()));
+        }
+    }
+
+    @Test
+    void aRangeInsideOneTermReadsItsLayoutOnce(@TempDir Path dir) throws Exception {
+        try (SqliteIndex sqlite = new SqliteIndex(dir.resolve("i.sqlite"), 1)) {
+            List<String> calls = new ArrayList<>();
+            ReconstructionPlanner planner = new ReconstructionPlanner(layoutsOfAandB(sqlite, calls));
+            // File bytes [150, 250): A's chunks 1 and 2, 50 bytes into chunk 1.
+            Plan p = planner.plan(FILE, new ByteRange(150, 249, false));
+            assertEquals(List.of("xorbs"), calls);
+            assertEquals(50, p.offsetIntoFirstRange());
+            assertEquals(List.of(0, 1, 1, 60, 200, 3, 180, 200), List.of(p.firstTerm(), p.endTerm(), p.firstChunkStart(),
+                    p.firstByteStart(), p.firstUnpacked(), p.lastChunkEnd(), p.lastByteEnd(), p.lastUnpacked()));
+            // A range on term boundaries trims nothing and reads no layout.
+            calls.clear();
+            planner.plan(FILE, new ByteRange(400, 499, false));
+            assertEquals(List.of(), calls);
+        }
+    }
+
+    /** {@code sqlite} holding xorbs A and B, seen through a view that records the name of each xorb lookup made. */
+    private static Index layoutsOfAandB(SqliteIndex sqlite, List<String> calls) throws Exception {
+        sqlite.putXorb(A, new ChunkTable(4, new byte[4 * 32], new int[]{60, 120, 180, 240},
+                new int[]{100, 200, 300, 400}), 240);
+        sqlite.putXorb(B, new ChunkTable(4, new byte[4 * 32], new int[]{30, 60, 90, 120},
+                new int[]{50, 100, 150, 200}), 120);
+        return (Index) Proxy.newProxyInstance(Index.class.getClassLoader(), new Class<?>[]{Index.class},
+                (proxy, method, args) -> {
+                    if (method.getName().startsWith("xorb")) calls.add(method.getName());
+                    try {
+                        return method.invoke(sqlite, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    /** A record's terms from rows of (xorb, chunk start, chunk end, unpacked, byte start, byte end). */
+    private static int[] terms(int[]... rows) {
+        int[] terms = new int[rows.length * FileRecord.TERM_INTS];
+        for (int t = 0; t < rows.length; t++) {
+            int o = t * FileRecord.TERM_INTS;
+            terms[o + FileRecord.XORB] = rows[t][0];
+            terms[o + FileRecord.CHUNK_START] = rows[t][1];
+            terms[o + FileRecord.CHUNK_END] = rows[t][2];
+            terms[o + FileRecord.UNPACKED] = rows[t][3];
+            terms[o + FileRecord.BYTE_START] = rows[t][4];
+            terms[o + FileRecord.BYTE_END] = rows[t][5];
+        }
+        return terms;
+    }
+
     @Test
     void touchingAndOverlappingRangesMergeAndTheRestSortByChunkStart() {
         int[] d = {
