@@ -9,9 +9,8 @@ import org.openxet.service.ReconstructionPlanner.Plan;
 import org.openxet.storage.FileRecord;
 import org.openxet.storage.Index;
 import org.openxet.storage.SqliteIndex;
+import org.openxet.testing.IndexCalls;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -30,7 +29,7 @@ class ReconstructionPlannerTest {
     private static final MerkleHash A = MerkleHash.ofWords(1, 0, 0, 0);
     private static final MerkleHash B = MerkleHash.ofWords(2, 0, 0, 0);
     /** Term 0: A's chunks [0, 4), file bytes [0, 400); term 1: B's [0, 2), [400, 500); term 2: B's [2, 4), [500, 600). */
-    private static final FileRecord FILE = new FileRecord(MerkleHash.ofWords(3, 0, 0, 0), 600, new MerkleHash[]{A, B},
+    static final FileRecord FILE = new FileRecord(MerkleHash.ofWords(3, 0, 0, 0), 600, new MerkleHash[]{A, B},
             terms(new int[]{0, 0, 4, 400, 0, 240}, new int[]{1, 0, 2, 100, 0, 60}, new int[]{1, 2, 4, 100, 60, 120}),
             null);
 
@@ -67,20 +66,12 @@ class ReconstructionPlannerTest {
     }
 
     /** {@code sqlite} holding xorbs A and B, seen through a view that records the name of each xorb lookup made. */
-    private static Index layoutsOfAandB(SqliteIndex sqlite, List<String> calls) throws Exception {
+    static Index layoutsOfAandB(SqliteIndex sqlite, List<String> calls) throws Exception {
         sqlite.putXorb(A, new ChunkTable(4, new byte[4 * 32], new int[]{60, 120, 180, 240},
                 new int[]{100, 200, 300, 400}), 240);
         sqlite.putXorb(B, new ChunkTable(4, new byte[4 * 32], new int[]{30, 60, 90, 120},
                 new int[]{50, 100, 150, 200}), 120);
-        return (Index) Proxy.newProxyInstance(Index.class.getClassLoader(), new Class<?>[]{Index.class},
-                (proxy, method, args) -> {
-                    if (method.getName().startsWith("xorb")) calls.add(method.getName());
-                    try {
-                        return method.invoke(sqlite, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
+        return IndexCalls.recording(sqlite, "xorb", calls);
     }
 
     /** A record's terms from rows of (xorb, chunk start, chunk end, unpacked, byte start, byte end). */
