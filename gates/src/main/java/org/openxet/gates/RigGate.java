@@ -79,7 +79,9 @@ final class RigGate {
             for (int rate : rates) {
                 Thread.sleep(2000); // let the previous step's stragglers and GC settle
                 OptionalLong resident = PageCache.residentBytes(indexFiles);
-                long cpu0 = cpuTicks(server.pid());
+                long cpu0 = ProcessCpu.ticks(server.pid());
+                boolean localPostgres = setup.indexUrlOrNull() != null;
+                long postgres0 = localPostgres ? ProcessCpu.ticksOf("postgres") : 0;
                 Map<String, Double> m0 = ServerMeters.scrape(port);
                 HostSteal.Sample steal0 = HostSteal.Sample.now();
                 JvmCounters generator0 = JvmCounters.now();
@@ -87,8 +89,11 @@ final class RigGate {
                 RigLoad.Step step = load.run(rate, seconds);
                 double steal = HostSteal.share(steal0, HostSteal.Sample.now());
                 JvmCounters generator = JvmCounters.now().since(generator0);
-                double cpuSeconds = (cpuTicks(server.pid()) - cpu0) / 100.0;
+                double cpuSeconds = (ProcessCpu.ticks(server.pid()) - cpu0) / ProcessCpu.TICKS_PER_SECOND;
                 double wall = (System.nanoTime() - t0) / 1e9;
+                double generatorCores = generator.cpuNanos() < 0 ? Double.NaN : generator.cpuNanos() / 1e9 / wall;
+                Double postgresCores = localPostgres
+                        ? (ProcessCpu.ticksOf("postgres") - postgres0) / ProcessCpu.TICKS_PER_SECOND / wall : null;
                 Map<String, Double> m = ServerMeters.scrape(port);
                 GcFigures gc = GcFigures.of(m).since(GcFigures.of(m0));
                 TokenChecks tokens = TokenChecks.of(m).since(TokenChecks.of(m0));
@@ -101,6 +106,11 @@ final class RigGate {
                 // Its pauses delay the schedule, and the schedule charges them to the server (docs/BENCHMARKS.md).
                 System.out.printf(Locale.ROOT, "                 load generator GC: %d pauses, %d ms in all%n",
                         generator.gcCount(), generator.gcMillis());
+                // What else the two cores did: a step the server alone could answer may saturate the machine.
+                System.out.printf(Locale.ROOT, "                 beside the server: load generator %.2f cores%s%n",
+                        generatorCores, postgresCores == null ? ""
+                                : String.format(Locale.ROOT, ", PostgreSQL %.2f (its processes on this machine)",
+                                postgresCores));
                 System.out.println("                 server: " + tokens.describe());
                 System.out.println("                 " + cached(resident, indexFiles));
                 Map<String, Object> r = OpenLoop.figures(step.outcome(), step.reads());
@@ -118,6 +128,8 @@ final class RigGate {
                 r.put("server_gc_promoted_bytes", gc.promotedBytes());
                 r.put("generator_gc_pauses", generator.gcCount());
                 r.put("generator_gc_pause_ms", generator.gcMillis());
+                r.put("generator_cpu_cores", Stats.r3(generatorCores));
+                r.put("postgres_cpu_cores", postgresCores == null ? null : Stats.r3(postgresCores));
                 r.put("server_token_checks", tokens.kept() + tokens.full());
                 Double kept = tokens.keptShare();
                 r.put("server_token_kept_share", kept == null ? null : Stats.r3(kept));
@@ -300,17 +312,6 @@ final class RigGate {
             out.put(Double.toString(p), Stats.r3(h.getValueAtPercentile(p) / 1000.0));
         }
         return out;
-    }
-
-    /** utime + stime of a process in clock ticks (USER_HZ, 100 on Linux). */
-    static long cpuTicks(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return Long.parseLong(f[11]) + Long.parseLong(f[12]);
-        } catch (Exception e) {
-            return 0; // not Linux
-        }
     }
 
     /** The server's resident memory, its mapped index pages included (page cache, which the kernel can reclaim). */
