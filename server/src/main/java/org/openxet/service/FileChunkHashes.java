@@ -61,13 +61,7 @@ public final class FileChunkHashes {
         MerkleHash[] xorbs = file.xorbs();
         Map<MerkleHash, XorbLayout> found = index.xorbs(Arrays.asList(xorbs));
         ChunkTable[] layouts = new ChunkTable[xorbs.length];
-        for (int x = 0; x < xorbs.length; x++) {
-            XorbLayout l = found.get(xorbs[x]);
-            if (l == null) {
-                throw new IndexException("xorb " + xorbs[x] + " of file " + file.fileHash() + " is not in the index", null);
-            }
-            layouts[x] = l.chunks();
-        }
+        for (int x = 0; x < xorbs.length; x++) layouts[x] = ReconstructionPlanner.chunksOf(found, xorbs[x], file);
         return layouts;
     }
 

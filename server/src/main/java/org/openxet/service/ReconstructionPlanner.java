@@ -200,9 +200,14 @@ public final class ReconstructionPlanner {
 
     private static ChunkTable chunks(Map<MerkleHash, XorbLayout> layouts, FileRecord file, int term)
             throws IndexException {
-        MerkleHash x = xorbOf(file, term);
-        XorbLayout l = layouts.get(x);
-        if (l == null) throw new IndexException("xorb " + x + " of file " + file.fileHash() + " is not in the index", null);
+        return chunksOf(layouts, xorbOf(file, term), file);
+    }
+
+    /** {@code xorb}'s chunk table among {@code layouts} (an {@link Index#xorbs} answer), which must hold it. */
+    static ChunkTable chunksOf(Map<MerkleHash, XorbLayout> layouts, MerkleHash xorb, FileRecord file)
+            throws IndexException {
+        XorbLayout l = layouts.get(xorb);
+        if (l == null) throw new IndexException("xorb " + xorb + " of file " + file.fileHash() + " is not in the index", null);
         return l.chunks();
     }
 
