@@ -41,9 +41,7 @@ class ReconstructionPlannerTest {
             // From inside A's chunk 1 (file bytes [100, 200)) to inside B's chunk 2 ([500, 550)).
             Plan p = planner.plan(FILE, new ByteRange(150, 549, false));
             assertEquals(List.of("xorbs"), calls);
-            assertEquals(50, p.offsetIntoFirstRange());
-            assertEquals(List.of(0, 3, 1, 60, 300, 3, 90, 50), List.of(p.firstTerm(), p.endTerm(), p.firstChunkStart(),
-                    p.firstByteStart(), p.firstUnpacked(), p.lastChunkEnd(), p.lastByteEnd(), p.lastUnpacked()));
+            assertEquals(List.of(50L, 0, 3, 1, 60, 300, 3, 90, 50), trimmed(p));
         }
     }
 
@@ -55,14 +53,18 @@ class ReconstructionPlannerTest {
             // File bytes [150, 250): A's chunks 1 and 2, 50 bytes into chunk 1.
             Plan p = planner.plan(FILE, new ByteRange(150, 249, false));
             assertEquals(List.of("xorbs"), calls);
-            assertEquals(50, p.offsetIntoFirstRange());
-            assertEquals(List.of(0, 1, 1, 60, 200, 3, 180, 200), List.of(p.firstTerm(), p.endTerm(), p.firstChunkStart(),
-                    p.firstByteStart(), p.firstUnpacked(), p.lastChunkEnd(), p.lastByteEnd(), p.lastUnpacked()));
+            assertEquals(List.of(50L, 0, 1, 1, 60, 200, 3, 180, 200), trimmed(p));
             // A range on term boundaries trims nothing and reads no layout.
             calls.clear();
             planner.plan(FILE, new ByteRange(400, 499, false));
             assertEquals(List.of(), calls);
         }
+    }
+
+    /** A plan's trimming: offset into the first range, terms, first and last term's chunk, byte and unpacked bounds. */
+    private static List<Number> trimmed(Plan p) {
+        return List.of(p.offsetIntoFirstRange(), p.firstTerm(), p.endTerm(), p.firstChunkStart(), p.firstByteStart(),
+                p.firstUnpacked(), p.lastChunkEnd(), p.lastByteEnd(), p.lastUnpacked());
     }
 
     /** {@code sqlite} holding xorbs A and B, seen through a view that records the name of each xorb lookup made. */
