@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /** {@code NAME [--enforce] [--key value]...}: the gate's name, the enforce switch and its options. */
 public record Args(String gate, boolean enforce, Map<String, String> options) {
@@ -36,6 +38,30 @@ public record Args(String gate, boolean enforce, Map<String, String> options) {
             }
         }
         return new Args(gate, enforce, options);
+    }
+
+    /**
+     * Refuses an option the gate does not take. Without this a misspelt option ({@code --rate 1000}) ran the gate on
+     * its defaults, and {@code --help} started a full rig.
+     */
+    public void requireKnown(Set<String> known) {
+        for (String key : new TreeSet<>(options.keySet())) {
+            if (!known.contains(key)) {
+                StringBuilder takes = new StringBuilder();
+                for (String k : new TreeSet<>(known)) takes.append(" --").append(k);
+                throw new IllegalArgumentException("gates/run " + gate + " takes no option --" + key
+                        + "; it takes --enforce" + takes
+                        + " (gates/run --help; each gate's options and defaults: docs/BENCHMARKS.md)");
+            }
+        }
+    }
+
+    /** The options of a gate made of parts, each of which reads its own. */
+    @SafeVarargs
+    static Set<String> union(Set<String>... parts) {
+        Set<String> all = new TreeSet<>();
+        for (Set<String> part : parts) all.addAll(part);
+        return Set.copyOf(all);
     }
 
     public int integer(String key, int dflt) {

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -31,6 +32,9 @@ import java.util.concurrent.Semaphore;
  * {@code --rounds} (3) passes over all sizes, and each size reports the median of its rounds.
  */
 final class CommitsGate {
+    /** The options it reads ({@code gates/run} refuses any other): its own and those of what it calls. */
+    static final Set<String> OPTIONS = Args.union(Set.of("rounds", "shards"), GateDatabase.OPTIONS);
+
     static final int[] PERMITS = {1, 2, 4, 8, 16, 32};
     static final double MIN_SHARDS_PER_S = 300;
 

@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Set;
 
 /**
  * A PostgreSQL database of the gate's own, created on the server {@code --index-url} names and dropped afterwards:
@@ -13,6 +14,9 @@ import java.sql.Statement;
  * every run starts from an empty index as the SQLite run does.
  */
 final class GateDatabase implements AutoCloseable {
+    /** The options it reads ({@code gates/run} refuses any other). */
+    static final Set<String> OPTIONS = Set.of("keep", "index-url");
+
     private final String serverUrl;
     private final String name;
     private final String url;

@@ -20,6 +20,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
@@ -30,6 +31,11 @@ import java.util.SplittableRandom;
  * one at a time, each timed to the body's last byte. Threshold: every p99 under 50 ms.
  */
 final class LatencyGate {
+    /** The options it reads ({@code gates/run} refuses any other): its own and those of what it calls. */
+    static final Set<String> OPTIONS = Args.union(Set.of(
+            "samples", "warmup", "stage-reps", "answer-writers", "client"),
+            GateDatabase.OPTIONS);
+
     static final int XORBS = 1000;
     static final int TERMS = 100_000;
     static final double P99_LIMIT_MS = 50.0;

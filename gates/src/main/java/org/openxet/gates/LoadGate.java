@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -35,6 +36,11 @@ import java.util.concurrent.TimeUnit;
  * measured, and the numbers are an upper bound on what the server alone would show.
  */
 final class LoadGate {
+    /** The options it reads ({@code gates/run} refuses any other): its own and those of what it calls. */
+    static final Set<String> OPTIONS = Args.union(Set.of(
+            "rates", "seconds", "warmup-seconds", "max-in-flight", "range-share"),
+            GateDatabase.OPTIONS, ServerProcess.OPTIONS);
+
     static final int FILES = 200;
     static final int TERMS = 1000;
     static final double P99_LIMIT_MS = 50.0;

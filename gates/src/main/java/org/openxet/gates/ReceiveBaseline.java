@@ -28,6 +28,7 @@ final class ReceiveBaseline {
 
     static Map<String, Object> measure(byte[] body, int samples) throws Exception {
         WebServer helidon = WebServer.builder().host("127.0.0.1").port(0).shutdownHook(false).useNio(false)
+                .featuresDiscoverServices(false)
                 .connectionOptions(o -> o.tcpNoDelay(true))
                 .routing(r -> r.post("/sink", (req, res) -> {
                     byte[] into = new byte[(int) req.headers().contentLength().orElseThrow()];

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -31,6 +32,12 @@ import java.util.concurrent.TimeUnit;
  * ({@code --client-warmup-seconds}, 10) warms the load generator's own JIT: a balancer is not a cold JVM.
  */
 final class RestartGate {
+    /** The options it reads ({@code gates/run} refuses any other): its own and those of what it calls. */
+    static final Set<String> OPTIONS = Args.union(Set.of(
+            "rates", "seconds", "repeats", "variants", "warmup-duration", "client-warmup-seconds", "drop-caches",
+            "plot", "out"),
+            RigSetup.OPTIONS, ServerProcess.OPTIONS);
+
     static final double P99_LIMIT_MS = 50.0;
     static final double READY_LIMIT_MS = 3000.0;
     /** Where the AOT cache's path arrives from gates/run (the launcher's own, made when missing or stale). */

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -31,6 +32,11 @@ import java.util.concurrent.TimeUnit;
  * <p>The load generator runs on the same machine as the server: its CPU is part of what a step costs.
  */
 final class RigGate {
+    /** The options it reads ({@code gates/run} refuses any other): its own and those of what it calls. */
+    static final Set<String> OPTIONS = Args.union(Set.of(
+            "rates", "seconds", "warmup-seconds", "histogram-rate", "out", "build-only"),
+            RigSetup.OPTIONS, ServerProcess.OPTIONS);
+
     static final double P99_LIMIT_MS = 50.0;
 
     private RigGate() {

@@ -15,6 +15,7 @@ import org.openxet.protocol.MerkleHash;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -27,6 +28,9 @@ import java.util.function.Function;
  * 10,000 terms or more alone), v2 unless the v1 share says otherwise, whole or (the range share) a random range.
  */
 final class RigLoad {
+    /** The options it reads ({@code gates/run} refuses any other). */
+    static final Set<String> OPTIONS = Set.of("zipf", "range-share", "write-share", "v1-share", "large-share");
+
     /** The workload: every share a flag of the rig, with its default there. */
     record Workload(double zipfExponent, double rangeShare, double writeShare, double v1Share, double largeShare) {
         /** The shares as the rig's flags give them ({@code --zipf}, {@code --range-share}, ...), with their defaults. */

@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * {@code gates/run rig-plot --in a.json,b.json,... --out DIR}: the rig's plots from the JSON lines its runs wrote with
@@ -29,6 +30,9 @@ import java.util.Map;
  * milliseconds. The p99 axis is logarithmic: saturation is hundreds of milliseconds, the target 50.
  */
 final class RigPlots {
+    /** The options it reads ({@code gates/run} refuses any other). */
+    static final Set<String> OPTIONS = Set.of("in", "out");
+
     private RigPlots() {
     }
 

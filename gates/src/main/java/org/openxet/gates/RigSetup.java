@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -17,6 +18,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * minted with the data directory's key as a node's own token route would mint them.
  */
 final class RigSetup {
+    /** The options it reads ({@code gates/run} refuses any other): its own and those of what it calls. */
+    static final Set<String> OPTIONS = Args.union(Set.of(
+            "files", "keep", "index-url", "cold", "max-in-flight", "seed"),
+            RigLoad.OPTIONS);
+
     private static final Duration TOKEN_LIFETIME = Duration.ofHours(12);
 
     final RigFixture fixture;

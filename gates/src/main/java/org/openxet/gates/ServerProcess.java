@@ -7,12 +7,16 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** A separately started {@code openxet serve} for the load gate and the rig: its command line, and its port. */
 final class ServerProcess {
+    /** The options it reads ({@code gates/run} refuses any other). */
+    static final Set<String> OPTIONS = Set.of("server-jar", "server-opts");
+
     /** The server's line saying where it listens, whole (a line ends in a newline once it is all written). */
     private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)\\R");
     /** How often {@link #awaitPort} reads the log while the server starts (the restart gate's listening times). */

@@ -23,6 +23,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -39,6 +40,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * changes nothing. The client runs in the same JVM, so the CPU figures include its reads.
  */
 final class TransferGate {
+    /** The options it reads ({@code gates/run} refuses any other). */
+    static final Set<String> OPTIONS = Set.of("keep", "seconds", "xorbs", "chunks", "upload-concurrency");
+
     private static final int[] CONCURRENCY = {1, 4, 16};
 
     private TransferGate() {

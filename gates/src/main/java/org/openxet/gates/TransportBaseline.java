@@ -28,6 +28,7 @@ final class TransportBaseline {
 
     private static WebServer start(byte[] body, boolean noDelay) {
         return WebServer.builder().host("127.0.0.1").port(0).shutdownHook(false).useNio(false)
+                .featuresDiscoverServices(false)
                 .connectionOptions(o -> o.tcpNoDelay(noDelay))
                 .routing(r -> r
                         .get("/stream", (req, res) -> {
