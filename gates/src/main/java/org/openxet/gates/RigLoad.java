@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Function;
@@ -89,6 +90,12 @@ final class RigLoad {
     private final DiscreteSampler largeZipf;
     private final SplittableRandom random = new SplittableRandom(11);
     private final AtomicLong writes = new AtomicLong();
+    /**
+     * Salts this generator's files. Drawn from their number alone, a run's files on a kept fixture would be those an
+     * earlier run stored, and its writes dedup answers ({@code was_inserted: false}) and shards already registered
+     * instead of the new files the mix says.
+     */
+    private final long writeSalt = ThreadLocalRandom.current().nextLong();
 
     RigLoad(RigFixture fixture, int port, Function<String, String> readToken, String writeToken, Workload workload,
             int maxInFlight) {
@@ -205,10 +212,15 @@ final class RigLoad {
         return readToken.apply(scope);
     }
 
-    /** A new small file's xorb (16 chunks of 1–8 KiB) and then its shard, as a client uploads one. */
-    boolean write(long w) {
-        Xorb x = ShardFixtures.xorb(new SplittableRandom(0x3217EL ^ w * 0x9E3779B97F4A7C15L), RigFixture.SMALL_CHUNKS,
+    /** This generator's {@code w}-th new small file: one xorb of 16 chunks of 1–8 KiB. */
+    Xorb newFile(long w) {
+        return ShardFixtures.xorb(new SplittableRandom(writeSalt ^ w * 0x9E3779B97F4A7C15L), RigFixture.SMALL_CHUNKS,
                 1024, 8 * 1024);
+    }
+
+    /** A new small file's xorb and then its shard, as a client uploads one. */
+    boolean write(long w) {
+        Xorb x = newFile(w);
         byte[] shard = ShardFixtures.shard(List.of(new Term(x, 0, x.chunks())), List.of(x));
         int xorb = connections.exchange(RawHttp.post("127.0.0.1", port, "/v1/xorbs/default/" + x.hash().hex(), writeToken,
                 x.body().length), x.body());
