@@ -13,10 +13,10 @@ import java.nio.channels.WritableByteChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -222,11 +222,11 @@ public final class LocalBucket implements Bucket {
 
     @Override
     public Optional<Long> size(String key) throws IOException {
-        try {
-            return Optional.of(Files.size(path(key)));
-        } catch (NoSuchFileException e) {
-            return Optional.empty();
-        }
+        // Asked of absent objects at every new file's shard registration: a NoSuchFileException's stack trace, a
+        // hundred frames below Helidon's routing, was 1 % of the node's CPU samples under new-file uploads (perf).
+        Path p = path(key);
+        BasicFileAttributes found = p.getFileSystem().provider().readAttributesIfExists(p, BasicFileAttributes.class);
+        return found == null ? Optional.empty() : Optional.of(found.size());
     }
 
     /**
