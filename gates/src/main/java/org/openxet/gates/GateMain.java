@@ -1,5 +1,7 @@
 package org.openxet.gates;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -17,18 +19,31 @@ public final class GateMain {
     private GateMain() {
     }
 
+    /** A gate: the options it takes, and its run (0, or 1 for a missed threshold, 2 for bad arguments). */
+    private record Gate(Set<String> options, Run run) {
+    }
+
+    private interface Run {
+        int run(Args args) throws Exception;
+    }
+
+    /** Every gate by name, in the order the usage lists them. */
+    private static final Map<String, Gate> GATES = new LinkedHashMap<>();
+
+    static {
+        GATES.put("latency", new Gate(LatencyGate.OPTIONS, LatencyGate::run));
+        GATES.put("commits", new Gate(CommitsGate.OPTIONS, CommitsGate::run));
+        GATES.put("load", new Gate(LoadGate.OPTIONS, LoadGate::run));
+        GATES.put("transfer", new Gate(TransferGate.OPTIONS, TransferGate::run));
+        GATES.put("rig", new Gate(RigGate.OPTIONS, RigGate::run));
+        GATES.put("rig-plot", new Gate(RigPlots.OPTIONS, RigPlots::run));
+        GATES.put("restart", new Gate(RestartGate.OPTIONS, RestartGate::run));
+    }
+
     /** The options {@code gate} takes, or null for no such gate. */
     static Set<String> options(String gate) {
-        return switch (gate) {
-            case "latency" -> LatencyGate.OPTIONS;
-            case "commits" -> CommitsGate.OPTIONS;
-            case "load" -> LoadGate.OPTIONS;
-            case "transfer" -> TransferGate.OPTIONS;
-            case "rig" -> RigGate.OPTIONS;
-            case "rig-plot" -> RigPlots.OPTIONS;
-            case "restart" -> RestartGate.OPTIONS;
-            default -> null;
-        };
+        Gate g = GATES.get(gate);
+        return g == null ? null : g.options();
     }
 
     public static void main(String[] argv) throws Exception {
@@ -41,17 +56,17 @@ public final class GateMain {
             return;
         }
         if (args.gate() == null) {
-            System.err.println("usage: gates/run latency|commits|load|transfer|rig|rig-plot|restart [--enforce] [options]");
+            System.err.println("usage: gates/run " + String.join("|", GATES.keySet()) + " [--enforce] [options]");
             System.exit(2);
         }
-        Set<String> options = options(args.gate());
-        if (options == null) {
-            System.err.println("unknown gate " + args.gate()
-                    + " (latency, commits, load, transfer, rig, rig-plot, restart)");
+        Gate gate = GATES.get(args.gate());
+        if (gate == null) {
+            System.err.println("unknown gate " + args.gate() + " (" + String.join(", ", GATES.keySet()) + ")");
             System.exit(2);
+            return;
         }
         try {
-            args.requireKnown(options);
+            args.requireKnown(gate.options());
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(2);
@@ -59,16 +74,7 @@ public final class GateMain {
         // The gates' own Helidon servers (the rig's bytes floor, the baselines) would log each start at INFO.
         HELIDON.setLevel(Level.WARNING);
         System.out.println(Machine.describe());
-        int code = switch (args.gate()) {
-            case "latency" -> LatencyGate.run(args);
-            case "commits" -> CommitsGate.run(args);
-            case "load" -> LoadGate.run(args);
-            case "transfer" -> TransferGate.run(args);
-            case "rig" -> RigGate.run(args);
-            case "rig-plot" -> RigPlots.run(args);
-            case "restart" -> RestartGate.run(args);
-            default -> throw new IllegalStateException(args.gate());
-        };
+        int code = gate.run().run(args);
         System.out.flush();
         // Helidon and the HTTP client leave non-daemon threads behind: exit explicitly.
         System.exit(code == 2 ? 2 : args.enforce() ? code : 0);
