@@ -11,6 +11,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,9 +71,11 @@ public final class PageCachePreload {
         List<Path> present = new ArrayList<>();
         List<Long> sizes = new ArrayList<>();
         for (Path f : files) {
-            if (!Files.exists(f)) continue;
+            BasicFileAttributes found = f.getFileSystem().provider()
+                    .readAttributesIfExists(f, BasicFileAttributes.class);
+            if (found == null) continue;
             present.add(f);
-            sizes.add(Files.size(f));
+            sizes.add(found.size());
         }
         return run(present, sizes, limit, availableBytes);
     }
