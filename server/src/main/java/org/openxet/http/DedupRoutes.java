@@ -21,11 +21,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code GET /v1/chunks/{prefix}/{hash}}: the global-dedup query (§5.7). A hit answers a shard (§4.8) with the xorb
- * holding the chunk and the other xorbs of the shard that registered it, chunk hashes keyed with the server's dedup
- * key; a miss is a 404. Global across scopes by default, as on the Hub — the answer carries only keyed hashes, and a
- * shard can only reference ranges whose real chunk hashes its uploader proves (verification hashes, §6). With
- * {@code dedup.isolate} only chunks registered under the asking token's scope count.
+ * {@code GET /v1/chunks/{prefix}/{hash}} (older clients' paths in {@link ClientPaths}): the global-dedup query
+ * (§5.7). A hit answers a shard (§4.8) with the xorb holding the chunk and the other xorbs of the shard that
+ * registered it, chunk hashes keyed with the server's dedup key; a miss is a 404. Global across scopes by default, as
+ * on the Hub — the answer carries only keyed hashes, and a shard can only reference ranges whose real chunk hashes its
+ * uploader proves (verification hashes, §6). With {@code dedup.isolate} only chunks registered under the asking
+ * token's scope count.
  */
 final class DedupRoutes {
     /** Xorb blocks per answer: enough for a multi-xorb file, bounded for the answer size. */
@@ -47,7 +48,7 @@ final class DedupRoutes {
     }
 
     void register(RouteTable routes) {
-        routes.cas(Method.GET, "/v1/chunks/{prefix}/{hash}", Access.READ, this::query);
+        for (String path : ClientPaths.DEDUP) routes.cas(Method.GET, path, Access.READ, this::query);
     }
 
     private void query(ServerRequest req, ServerResponse res, Grant grant) throws Exception {

@@ -26,7 +26,7 @@ import java.util.List;
 
 /**
  * {@code GET /v2/reconstructions/{file_id}}, {@code GET /v1/reconstructions/{file_id}}, the v1 batch query and
- * {@code HEAD /v1/files/{file_id}} (§5.4–§5.6). A file not visible to the token's scope is a 404, exactly like an
+ * {@code HEAD /v1/files/{file_id}} (§5.4–§5.6; older clients' paths for v1 and the batch in {@link ClientPaths}). A file not visible to the token's scope is a 404, exactly like an
  * unknown one: a token learns nothing about other scopes' files.
  */
 final class ReconstructionRoutes {
@@ -57,8 +57,10 @@ final class ReconstructionRoutes {
 
     void register(RouteTable routes) {
         routes.cas(Method.GET, "/v2/reconstructions/{file_id}", Access.READ, (req, res, g) -> answer(req, res, g, 2));
-        routes.cas(Method.GET, "/v1/reconstructions/{file_id}", Access.READ, (req, res, g) -> answer(req, res, g, 1));
-        routes.cas(Method.GET, "/v1/reconstructions", Access.READ, this::batch);
+        for (String path : ClientPaths.RECONSTRUCTION_V1) {
+            routes.cas(Method.GET, path, Access.READ, (req, res, g) -> answer(req, res, g, 1));
+        }
+        for (String path : ClientPaths.BATCH_RECONSTRUCTION) routes.cas(Method.GET, path, Access.READ, this::batch);
         routes.cas(Method.HEAD, "/v1/files/{file_id}", Access.READ, this::head);
         routes.cas(Method.GET, "/v2/file-chunk-hashes/{file_id}", Access.READ, this::chunkHashes);
     }

@@ -24,7 +24,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
-/** {@code POST /v1/shards} (JSON result) and {@code POST /v2/shards} (NDJSON progress stream), §5.3. */
+/**
+ * {@code POST /v1/shards} (JSON result; older clients' paths in {@link ClientPaths}) and {@code POST /v2/shards}
+ * (NDJSON progress stream), §5.3.
+ */
 final class ShardRoutes {
     private static final Logger LOG = Logger.getLogger(ShardRoutes.class.getName());
     /** §5.3: the v2 reader times out after 300 s without a frame; production re-emits about every 20 s. */
@@ -51,7 +54,8 @@ final class ShardRoutes {
     }
 
     void register(RouteTable routes) {
-        routes.cas(Method.POST, "/v1/shards", Access.WRITE, this::uploadV1);
+        for (String path : ClientPaths.SHARD_UPLOAD) routes.cas(Method.POST, path, Access.WRITE, this::uploadV1);
+        routes.cas(Method.PUT, ClientPaths.SHARD_UPLOAD_PUT, Access.WRITE, this::uploadV1);
         routes.cas(Method.POST, "/v2/shards", Access.WRITE, this::uploadV2);
     }
 

@@ -14,7 +14,7 @@ import org.openxet.service.XorbIngest;
 
 import java.util.Optional;
 
-/** {@code POST} and {@code HEAD /v1/xorbs/{prefix}/{hash}} (§5.2). */
+/** {@code POST} and {@code HEAD /v1/xorbs/{prefix}/{hash}} (§5.2; older clients' paths in {@link ClientPaths}). */
 final class XorbRoutes {
     private final Services services;
     private final Bodies bodies;
@@ -35,8 +35,10 @@ final class XorbRoutes {
     }
 
     void register(RouteTable routes) {
-        routes.cas(Method.POST, "/v1/xorbs/{prefix}/{hash}", Access.WRITE, this::upload);
-        routes.cas(Method.HEAD, "/v1/xorbs/{prefix}/{hash}", Access.READ, this::head);
+        for (String path : ClientPaths.XORB) {
+            routes.cas(Method.POST, path, Access.WRITE, this::upload);
+            routes.cas(Method.HEAD, path, Access.READ, this::head);
+        }
     }
 
     static MerkleHash hashParam(ServerRequest req, String name) throws InvalidHashException {
