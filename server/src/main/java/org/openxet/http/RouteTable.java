@@ -109,6 +109,7 @@ public final class RouteTable {
             long start = System.nanoTime();
             try {
                 guarded.handle(req, res);
+                endIfBodyUnread(req);
             } catch (Throwable t) {
                 Errors.send(req, res, t);
             } finally {
@@ -116,6 +117,18 @@ public final class RouteTable {
                 metrics.request(methodName, path, res.status().code(), System.nanoTime() - start);
             }
         });
+    }
+
+    /**
+     * A body the route answered without reading (any body sent to {@code GET /health}): the connection ends after the
+     * answer, through {@link Lingering}'s bounded read. Left to Helidon, the body would be read to its declared end
+     * with no time limit to keep the connection, so a request declaring 60 MB and sending none held its connection
+     * and thread for as long as the client liked. (A refusal's unread body is ended the same way, in {@link Errors}.)
+     */
+    private static void endIfBodyUnread(ServerRequest req) {
+        if (req.content().hasEntity() && !req.content().consumed()) {
+            Lingering.close(req, "request body left unread after the answer");
+        }
     }
 
     /** The bearer credential of the request's Authorization header. */

@@ -143,6 +143,35 @@ class UnreadBodyTest {
         }
     }
 
+    /** A declared body never sent, to a route that reads none: answered, then ended, not waited for without end. */
+    @Test
+    void aBodyTheRouteDoesNotReadEndsTheConnectionAfterItsAnswer() throws Exception {
+        for (String framing : new String[]{"Content-Length: 60000000", "Transfer-Encoding: chunked"}) {
+            try (Socket s = new Socket("127.0.0.1", server.port())) {
+                s.getOutputStream().write(("GET /health HTTP/1.1\r\nHost: x\r\n" + framing + "\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                long start = System.nanoTime();
+                String got = readToEnd(s);
+                long millis = (System.nanoTime() - start) / 1_000_000;
+                assertTrue(got.startsWith("HTTP/1.1 200 "), framing + ": " + got);
+                assertEquals(1, answers(got), got);
+                assertTrue(millis < Lingering.MAX_MILLIS + 3000, framing + ": ended after " + millis + " ms");
+            }
+        }
+    }
+
+    @Test
+    void aRequestHiddenInTheBodyOfAnAnsweredGetNeverRuns() throws Exception {
+        String hidden = "GET /v1/reconstructions/" + "0".repeat(64) + " HTTP/1.1\r\nHost: x\r\n\r\n";
+        try (Socket s = new Socket("127.0.0.1", server.port())) {
+            s.getOutputStream().write(("GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: " + hidden.length()
+                    + "\r\n\r\n" + hidden).getBytes(StandardCharsets.US_ASCII));
+            String got = readToEnd(s);
+            assertTrue(got.startsWith("HTTP/1.1 200 "), got);
+            assertEquals(1, answers(got), "one answer, then the end of the connection: " + got);
+        }
+    }
+
     @Test
     void aBodyLargerThanAnyRouteTakesIs413BeforeRouting() throws Exception {
         try (Socket s = new Socket("127.0.0.1", server.port())) {
