@@ -12,7 +12,8 @@ import java.util.logging.Logger;
  * shard's parsed form. Bytes are taken as a body grows (Bodies), never as it is declared, so a client that declares
  * 64 MiB and trickles holds what it sent (at most twice that, as its buffer doubles), and the sum over every request
  * can never pass the budget, which is a fraction of the heap. A request that cannot get more within the wait is
- * answered 503 with Retry-After (the stock clients retry it with backoff, §5.10), never a 500 or an OutOfMemoryError.
+ * answered 503 with Retry-After (hf_xet retries it with backoff; @huggingface/hub throws it to its caller, §5.10),
+ * never a 500 or an OutOfMemoryError.
  *
  * <p>Slow holders yield under pressure: a sender can send fast to grow its buffer, then trickle at the pace floor for
  * hours. While a body waits for memory that is not free, the budget cuts the body that holds the most while arriving
