@@ -2,6 +2,8 @@ package org.openxet.http;
 
 import io.helidon.common.context.Context;
 
+import io.helidon.webserver.ServerConnectionException;
+
 import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.foreign.Arena;
@@ -104,9 +106,7 @@ final class ChannelBodyStream extends OutputStream implements WritableByteChanne
             return;
         }
         stage.flip();
-        while (stage.hasRemaining()) {
-            channel.write(stage);
-        }
+        toClient(stage);
         stage.clear();
         sent = written;
     }
@@ -127,12 +127,25 @@ final class ChannelBodyStream extends OutputStream implements WritableByteChanne
         }
         int len = direct.remaining();
         drain();
-        while (direct.hasRemaining()) {
-            channel.write(direct);
-        }
+        toClient(direct);
         written += len;
         sent = written;
         return all;
+    }
+
+    /**
+     * Writes all of {@code b} to the client's socket. A failure there is the connection ending under the answer (a
+     * reset, or {@code send.timeout} for a client that stopped reading): reported as Helidon reports its own, so
+     * {@link Errors} logs a client gone (one INFO line, 499), not a server failure with its stack.
+     */
+    private void toClient(ByteBuffer b) {
+        try {
+            while (b.hasRemaining()) {
+                channel.write(b);
+            }
+        } catch (IOException e) {
+            throw new ServerConnectionException("the connection failed while the answer was written", e);
+        }
     }
 
     @Override

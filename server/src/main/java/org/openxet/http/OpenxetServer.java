@@ -138,7 +138,10 @@ public final class OpenxetServer {
                 .addFeature(accessLog())
                 .routing(r -> routing(r, services))
                 .build();
-        return server.start();
+        WebServer started = server.start();
+        SendTimeout.apply(started.port(), config.sendTimeout()).ifPresent(why -> LOG.info("send.timeout is not"
+                + " applied (" + why + "): a client that stops reading holds its request until it reads or leaves"));
+        return started;
     }
 
     /**

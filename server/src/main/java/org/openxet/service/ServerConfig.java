@@ -100,6 +100,11 @@ public final class ServerConfig {
     }
 
     /** How long the server warms itself up before it reports ready; zero: ready as soon as it listens. */
+    /** How long a client may take none of its answer before its connection ends ({@code send.timeout}); 0 = off. */
+    public Duration sendTimeout() {
+        return get(Settings.SEND_TIMEOUT);
+    }
+
     public Duration warmupDuration() {
         return get(Settings.WARMUP_DURATION);
     }
@@ -300,6 +305,10 @@ public final class ServerConfig {
     public ServerConfig withStorage(Storage s) {
         return with(Settings.INDEX_URL, s.indexUrl()).with(Settings.BUCKET_URL, s.bucketUrl())
                 .with(Settings.S3_ENDPOINT, s.s3Endpoint()).with(Settings.S3_REGION, s.s3Region());
+    }
+
+    public ServerConfig withSendTimeout(Duration timeout) {
+        return with(Settings.SEND_TIMEOUT, timeout);
     }
 
     public ServerConfig withConnections(Connections c) {
