@@ -211,15 +211,9 @@ final class BucketRoutes {
         String id = bucket(req, user, Access.READ);
         List<String> paths = new ArrayList<>();
         try (Bodies.Body body = bodies.read(req, limits.bodyBytes(), budget)) {
-            JsonNode asked = BucketJson.read(body.data(), body.length()).path("paths");
-            if (!asked.isArray()) throw HttpError.badRequest("the body must be {\"paths\": [...]}");
-            if (asked.size() > MAX_PATHS_INFO) {
-                throw HttpError.badRequest("at most " + MAX_PATHS_INFO + " paths in one paths-info call, got " + asked.size());
-            }
-            for (JsonNode p : asked) {
-                if (!p.isTextual()) throw HttpError.badRequest("every path must be a string");
+            for (String p : BucketJson.paths(body.data(), body.length(), MAX_PATHS_INFO)) {
                 // A path that is not valid cannot be in the bucket: it is left out as a missing one is.
-                if (BucketPaths.valid(p.asText())) paths.add(p.asText());
+                if (BucketPaths.valid(p)) paths.add(p);
             }
         }
         existing(id);

@@ -33,6 +33,12 @@ public final class BucketBatch {
     private static final Set<String> SOURCE_TYPES = Set.of("model", "dataset", "space", "bucket");
     /** Longest content type kept: RFC 6838 caps a type and a subtype at 127 characters each. */
     static final int MAX_CONTENT_TYPE = 255;
+    /**
+     * Longest line: a line holds one path (at most {@link BucketPaths#MAX_BYTES}, six bytes a character when
+     * escaped), a hash and a few short fields. Each line is parsed into a tree, which costs 20 to 30 times its bytes
+     * outside the upload budget: unbounded, one 16 MiB line of {@code [{},{},...]} was half a gigabyte of heap.
+     */
+    static final int MAX_LINE_BYTES = 64 * 1024;
 
     /** A line that failed, and why (the answer's {@code failed[]}: huggingface.js reads {@code path}). */
     public record Failure(String path, String error) {
@@ -135,6 +141,10 @@ public final class BucketBatch {
             if (!blank(body, start, end)) {
                 if (lines.size() == maxLines) {
                     throw new Refused("more than " + maxLines + " lines in one batch (openxet.buckets.batch.lines)", true);
+                }
+                if (end - start > MAX_LINE_BYTES) {
+                    throw new Refused("line " + (lines.size() + 1) + " is longer than " + MAX_LINE_BYTES + " bytes",
+                            false);
                 }
                 lines.add(line(body, start, end, lines.size() + 1, user, own));
             }

@@ -403,6 +403,11 @@ class BucketRoutesTest {
         assertEquals("bad_request", json(malformed).get("error").asText());
         HttpResponse<String> array = batch("alice/hostile", alice, "[1, 2]");
         assertEquals(400, array.statusCode());
+        // One line of 100 KiB of empty objects: refused by its length before it is parsed into a tree.
+        HttpResponse<String> longLine = batch("alice/hostile", alice,
+                "{\"type\":\"deleteFile\",\"x\":[" + "{},".repeat(34_000) + "{}]}");
+        assertEquals(400, longLine.statusCode(), longLine.body());
+        assertEquals("line 1 is longer than 65536 bytes", json(longLine).get("message").asText());
         assertEquals(before, stored());
         assertEquals(404, server.get("/api/buckets/alice/hostile", alice).statusCode());
     }
