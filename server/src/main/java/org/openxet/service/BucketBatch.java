@@ -34,6 +34,11 @@ public final class BucketBatch {
     /** Longest content type kept: RFC 6838 caps a type and a subtype at 127 characters each. */
     static final int MAX_CONTENT_TYPE = 255;
     /**
+     * 9999-12-31T23:59:59.999Z: the latest time the listings can show. huggingface_hub parses them with a four-digit
+     * year ({@code parse_datetime}); one file stored with a later mtime made every listing of its bucket fail there.
+     */
+    static final long MAX_MTIME = 253_402_300_799_999L;
+    /**
      * Longest line: a line holds one path (at most {@link BucketPaths#MAX_BYTES}, six bytes a character when
      * escaped), a hash and a few short fields. Each line is parsed into a tree, which costs 20 to 30 times its bytes
      * outside the upload budget: unbounded, one 16 MiB line of {@code [{},{},...]} was half a gigabyte of heap.
@@ -204,8 +209,9 @@ public final class BucketBatch {
         JsonNode mtime = n.path("mtime");
         Long millis = null;
         if (!mtime.isMissingNode() && !mtime.isNull()) {
-            if (!mtime.isIntegralNumber() || !mtime.canConvertToLong() || mtime.asLong() < 0) {
-                return Line.failed(path, "mtime must be epoch milliseconds");
+            if (!mtime.isIntegralNumber() || !mtime.canConvertToLong() || mtime.asLong() < 0
+                    || mtime.asLong() > MAX_MTIME) {
+                return Line.failed(path, "mtime must be epoch milliseconds up to 9999-12-31");
             }
             millis = mtime.asLong();
         }

@@ -13,8 +13,12 @@ import java.util.regex.Pattern;
 public final class BucketPaths {
     /** Longest path in UTF-8 bytes: what local file systems take as a whole path (PATH_MAX is 4096 on Linux). */
     public static final int MAX_BYTES = 1024;
-    /** A Hub repository id: a namespace and a name of letters, digits, '-', '_' and '.', neither '.' nor '..'. */
-    public static final Pattern REPO_ID = Pattern.compile("^(?!\\.\\.?/)[A-Za-z0-9._-]+/(?!\\.\\.?$)[A-Za-z0-9._-]+$");
+    /**
+     * A Hub repository id: a namespace and a name of letters, digits, '-', '_' and '.', neither '.' nor '..', each at
+     * most 96 characters (the Hub's own limit on a name; without one, names of 16 KiB were stored and listed).
+     */
+    public static final Pattern REPO_ID =
+            Pattern.compile("^(?!\\.\\.?/)[A-Za-z0-9._-]{1,96}/(?!\\.\\.?$)[A-Za-z0-9._-]{1,96}$");
 
     private BucketPaths() {
     }

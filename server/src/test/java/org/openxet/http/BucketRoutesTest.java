@@ -197,6 +197,27 @@ class BucketRoutesTest {
         assertEquals("{\"success\":true,\"processed\":1,\"succeeded\":1,\"failed\":[]}", clean.body());
     }
 
+    /** A later mtime would list with a five-digit year, which huggingface_hub's parse_datetime refuses. */
+    @Test
+    void anMtimePastTheYear9999FailsItsLineAndTheLatestOneListsAsHuggingfaceHubParsesIt() throws Exception {
+        String line = "{\"type\": \"addFile\", \"path\": \"%s\", \"xetHash\": \"" + one.file().hex() + "\", \"mtime\": %d}";
+        HttpResponse<String> r = batch("alice/times", alice, line.formatted("last.bin", 253_402_300_799_999L),
+                line.formatted("later.bin", 253_402_300_800_000L), line.formatted("max.bin", Long.MAX_VALUE));
+        assertEquals(422, r.statusCode(), r.body());
+        assertEquals(List.of("later.bin", "max.bin"), json(r).get("failed").findValuesAsText("path"));
+        List<JsonNode> files = list("alice/times", "", true);
+        assertEquals(1, files.size());
+        assertEquals("9999-12-31T23:59:59.999Z", files.getFirst().get("mtime").asText());
+        assertTrue(HUB_TIME.matcher(files.getFirst().get("mtime").asText()).matches());
+    }
+
+    @Test
+    void aNamespaceOrNameLongerThanTheHubsIsAMalformedId() throws Exception {
+        assertEquals(200, server.post("/api/buckets/alice/" + "n".repeat(96), alice, "{}".getBytes()).statusCode());
+        HttpResponse<String> longer = server.post("/api/buckets/alice/" + "n".repeat(97), alice, "{}".getBytes());
+        assertEquals(400, longer.statusCode(), longer.body());
+    }
+
     @Test
     void copyFilesCopiesByXetHashFromARepoTheUserCanReadAndTheCopyDownloadsWithTheBucketsReadToken() throws Exception {
         // hf_api.py _copy_to_bucket / _batch_bucket_files: copyFile {path, xetHash, sourceRepoType, sourceRepoId};
