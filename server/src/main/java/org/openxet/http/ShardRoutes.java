@@ -154,6 +154,10 @@ final class ShardRoutes {
                         metrics.shard(services.shards().register(in.shard(), in.body().data(), in.body().length(),
                                 grant.scope(), frames));
                         frames.send("{\"type\":\"result\"}");
+                        if (frames.clientGone()) LOG.info("POST /v2/shards: registered; its client left before the result");
+                    } catch (ClientLeft left) {
+                        metrics.shardAbandoned();
+                        LOG.info("POST /v2/shards: the client left, " + left.getMessage() + "; nothing stored");
                     } catch (FormatException | MissingXorbsException e) {
                         LOG.info("POST /v2/shards -> error frame: " + e.getMessage());
                         frames.send("{\"type\":\"error\",\"message\":" + JsonAnswer.quote(e.getMessage()) + ",\"retryable\":false}");
@@ -171,11 +175,20 @@ final class ShardRoutes {
         }
     }
 
-    /** Writes NDJSON frames; the heartbeat thread re-sends the last one so the client's read timeout never fires. */
+    /**
+     * Writes NDJSON frames; the heartbeat thread re-sends the last one so the client's read timeout never fires. A
+     * frame that cannot be written marks the client gone and is dropped, never thrown: once committing has begun a
+     * throw would stop the registration between its durable record and its index commit (a record {@code index
+     * rebuild} would register, for a shard the live index never had). Validation checks the mark and stops, as v1's
+     * does, before anything is stored.
+     */
     static final class Frames implements ShardRegistration.Listener {
         private final OutputStream out;
         private String last;
         private long lastProgressNanos;
+        private volatile boolean gone;
+        private long done;
+        private long total;
 
         Frames(OutputStream out) {
             this.out = out;
@@ -183,12 +196,22 @@ final class ShardRoutes {
 
         synchronized void send(String frame) {
             last = frame;
+            if (gone) return;
             try {
                 out.write((frame + "\n").getBytes(StandardCharsets.UTF_8));
                 out.flush();
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+            } catch (IOException | RuntimeException e) {
+                gone = true;
             }
+        }
+
+        boolean clientGone() {
+            return gone;
+        }
+
+        @Override
+        public void working() {
+            if (gone) throw new ClientLeft(done, total);
         }
 
         /** Whether a repeat is under way: at most one per stream, however long its client takes to read it. */
@@ -212,16 +235,15 @@ final class ShardRoutes {
 
         synchronized void repeatLast() {
             if (last != null && !last.contains("\"result\"") && !last.contains("\"error\"")) {
-                try {
-                    send(last);
-                } catch (RuntimeException e) {
-                    // the client went away; the registration itself carries on and its result is durable
-                }
+                send(last);
             }
         }
 
         @Override
         public void verified(long done, long total) {
+            this.done = done;
+            this.total = total;
+            working();
             // One frame per second at most: a shard can list 100,000 files.
             long now = System.nanoTime();
             if (done != 0 && done != total && now - lastProgressNanos < 1_000_000_000L) {

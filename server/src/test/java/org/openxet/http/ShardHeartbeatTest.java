@@ -10,10 +10,41 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The one heartbeat thread of v2 shard uploads keeps every stream alive, even beside a client that stops reading. */
 class ShardHeartbeatTest {
     private static final String FRAME = "{\"type\":\"validating\",\"verified\":0,\"total\":1}\n";
+
+    /**
+     * A client gone during a v2 commit: its frames are dropped, never thrown, so the registration carries on from its
+     * record to its index commit; gone during validation, the next progress report stops it before anything is stored.
+     */
+    @Test
+    void aFrameToAGoneClientIsDroppedDuringCommitAndStopsValidation() {
+        int[] writes = {0};
+        ShardRoutes.Frames frames = new ShardRoutes.Frames(new OutputStream() {
+            @Override
+            public void write(int b) throws java.io.IOException {
+                write(new byte[]{(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) throws java.io.IOException {
+                writes[0]++;
+                throw new java.io.IOException("Broken pipe");
+            }
+        });
+        frames.committing("uploading");
+        frames.committing("syncing");
+        frames.send("{\"type\":\"result\"}");
+        frames.repeatLast();
+        assertTrue(frames.clientGone());
+        assertEquals(1, writes[0], "one failed write, then nothing more is tried");
+        RuntimeException stopped = assertThrows(RuntimeException.class, () -> frames.verified(3, 10));
+        assertEquals("its validation stopped after 3 of 10 files", stopped.getMessage());
+    }
 
     @Test
     void aClientThatStopsReadingStallsOnlyItsOwnHeartbeat() throws Exception {
