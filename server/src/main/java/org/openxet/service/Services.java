@@ -38,6 +38,7 @@ public final class Services implements AutoCloseable {
     private final ShardRegistration shards;
     private final Clock clock;
     private final Readiness readiness;
+    private final Liveness liveness;
 
     private Services(ServerConfig config, Secrets secrets, Index index, Bucket bucket, Users users, KeySet keys, Clock clock) {
         this.config = config;
@@ -53,6 +54,7 @@ public final class Services implements AutoCloseable {
         this.bucketChanges = new BucketChanges(bucket);
         this.shards = new ShardRegistration(bucket, index, registrations, config.commitPermits(), clock);
         this.readiness = new Readiness(index, bucket);
+        this.liveness = new Liveness(index);
     }
 
     /**
@@ -201,6 +203,10 @@ public final class Services implements AutoCloseable {
         Path file = config.dataDir().resolve(SQLITE_INDEX);
         List<Path> files = List.of(file, file.resolveSibling(SQLITE_INDEX + "-wal"));
         return Optional.of(PageCachePreload.run(files, limit, PageCachePreload.availableMemory().orElse(Long.MAX_VALUE)));
+    }
+
+    public Liveness liveness() {
+        return liveness;
     }
 
     public Readiness readiness() {
