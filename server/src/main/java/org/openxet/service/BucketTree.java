@@ -14,7 +14,10 @@ import java.util.List;
  * files, and each directory once, where its first file would sort. The prefix is a directory (a prefix naming a file
  * lists that file). Without {@code recursive} only the prefix's direct children are listed: after a directory the
  * listing seeks past everything under it ({@code dir0} follows {@code dir/} in byte order), so a page costs at most one
- * query per entry however large the subtrees it skips. The cursor of the next page says where to resume; it holds a
+ * query per entry however large the subtrees it skips. After such a seek the next query asks for one row, and each
+ * query that meets no directory asks for twice as many as the last, so a page reads a few rows an entry. (Asking for
+ * the whole rest of the page after every seek read up to half a million rows for a page of 1,000 directories of 1,000
+ * files each, one row used of each query's up to 1,000.) The cursor of the next page says where to resume; it holds a
  * path, so it reveals nothing the caller could not list.
  */
 public final class BucketTree {
@@ -78,8 +81,9 @@ public final class BucketTree {
             at = decode(cursor, base);
         }
         String lastFile = at.inclusive() ? null : at.key();
+        int batch = pageSize;
         while (items.size() < pageSize) {
-            int want = pageSize - items.size();
+            int want = Math.min(pageSize - items.size(), batch);
             List<Entry> rows = repos.range(bucket, at.key(), at.inclusive(), below, want);
             int consumed = 0;
             boolean seek = false;
@@ -105,6 +109,7 @@ public final class BucketTree {
                 // The range answered fewer rows than asked, and all were listed: nothing is left.
                 return new Page(items, null);
             }
+            batch = seek ? 1 : Math.min(pageSize, 2 * batch);
         }
         boolean more = !repos.range(bucket, at.key(), at.inclusive(), below, 1).isEmpty();
         return new Page(items, more ? at.encode() : null);
