@@ -63,6 +63,8 @@ public final class OpenxetServer {
 
     /** Longest accepted request line (method, path and query, version). */
     static final int MAX_REQUEST_LINE = 16 * 1024;
+    /** Most bytes of request headers, all of them: a token, a Range header of a whole entry's ranges (about 7.5 KiB). */
+    static final int MAX_HEADERS = 16 * 1024;
 
     /** File descriptors kept free of connections: the SQLite index, bucket files, temp files, jars, the JVM itself. */
     static final long FD_RESERVE = 1024;
@@ -104,6 +106,8 @@ public final class OpenxetServer {
                 // ReconstructionJson.MAX_RANGES_TEXT (7 KiB) of granted ranges, past Helidon's default of 4 KiB, which
                 // answered 414 to a file using one xorb in a few hundred scattered places. The batch query's ids too.
                 .maxPrologueLength(MAX_REQUEST_LINE)
+                // Helidon's default too, set here so a Helidon upgrade cannot move it: larger heads are a 400.
+                .maxHeadersSize(MAX_HEADERS)
                 .addReceiveListener(receiving(guard.headListener(), new ReadListTrim()))
                 .build();
         WebServer server = WebServer.builder()
@@ -245,11 +249,16 @@ public final class OpenxetServer {
         }
     }
 
-    /** Method, path (never the query: signed URLs carry credentials), status, bytes, milliseconds. */
+    /**
+     * Client address, method, path (never the query: signed URLs carry credentials), status, bytes, milliseconds. The
+     * address is the connection's peer: behind a reverse proxy, the proxy's.
+     */
     static AccessLogFeature accessLog() {
         return AccessLogFeature.builder()
                 .clearEntries()
                 .entries(List.<AccessLogEntry>of(
+                        ctx -> ctx.serverRequest().remotePeer().address() instanceof InetSocketAddress a
+                                ? a.getAddress().getHostAddress() : "-",
                         ctx -> ctx.serverRequest().prologue().method().text(),
                         ctx -> ctx.serverRequest().path().rawPath(),
                         ctx -> Integer.toString(ctx.serverResponse().status().code()),

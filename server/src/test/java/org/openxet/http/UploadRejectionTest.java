@@ -303,6 +303,29 @@ class UploadRejectionTest {
         assertEquals(before, server.storedCounts());
     }
 
+    /** A request line or headers past their 16 KiB get a JSON refusal; the access log names the client's address. */
+    @Test
+    void aRequestHeadPastItsLimitsIsRefusedAndEachRequestIsLoggedWithItsAddress() throws Exception {
+        String longLine = raw("GET /health?" + "q".repeat(OpenxetServer.MAX_REQUEST_LINE) + " HTTP/1.1\r\nHost: x\r\n\r\n",
+                new byte[0], false, 0);
+        assertTrue(longLine.startsWith("HTTP/1.1 414 "), longLine);
+        assertTrue(longLine.contains("{\"error\":"), longLine);
+        String longHeaders = raw("GET /health HTTP/1.1\r\nHost: x\r\nX-Pad: " + "p".repeat(OpenxetServer.MAX_HEADERS)
+                + "\r\n\r\n", new byte[0], false, 0);
+        // Helidon says 400, not 431, for headers past the limit.
+        assertTrue(longHeaders.startsWith("HTTP/1.1 400 "), longHeaders);
+        assertTrue(longHeaders.contains("{\"error\":"), longHeaders);
+        try (LogCapture log = new LogCapture()) {
+            assertEquals(200, server.get("/health", null).statusCode());
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (log.messages().stream().noneMatch(m -> m.contains("GET /health 200")) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertTrue(log.messages().stream().anyMatch(m -> m.contains("127.0.0.1 GET /health 200 ")),
+                    log.messages().toString());
+        }
+    }
+
     /** Every route that needs a token answers 401 without one: no route escapes its declared guard. */
     @Test
     void everyGuardedRouteRefusesAnonymousCalls() throws Exception {
