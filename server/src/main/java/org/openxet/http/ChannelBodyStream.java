@@ -1,7 +1,6 @@
 package org.openxet.http;
 
 import io.helidon.common.context.Context;
-
 import io.helidon.webserver.ServerConnectionException;
 
 import java.io.IOException;

@@ -26,8 +26,9 @@ import java.util.List;
 
 /**
  * {@code GET /v2/reconstructions/{file_id}}, {@code GET /v1/reconstructions/{file_id}}, the v1 batch query and
- * {@code HEAD /v1/files/{file_id}} (§5.4–§5.6; older clients' paths for v1 and the batch in {@link ClientPaths}). A file not visible to the token's scope is a 404, exactly like an
- * unknown one: a token learns nothing about other scopes' files.
+ * {@code HEAD /v1/files/{file_id}} (§5.4–§5.6; older clients' paths for v1 and the batch in {@link ClientPaths}). A
+ * file not visible to the token's scope is a 404, exactly like an unknown one: a token learns nothing about other
+ * scopes' files.
  */
 final class ReconstructionRoutes {
     /** The byte ranges a range edit will change (§5.9). */

@@ -20,7 +20,7 @@ import java.util.Optional;
  * <p>Why: a client that stops reading its answer (a stuck process, a hostile one) shuts its receive window. The kernel
  * then probes the window and the client's kernel keeps answering, so a blocked write never fails: the request's
  * thread, its answer buffers and any slot it holds (the dedup route's answer slots, 2 per CPU) were held for as long as
- * the client liked, and four such clients turned every dedup query on a 2-core node into a 503. With the option, a
+ * the client liked: as many such clients as slots would turn every dedup query into a 503. With the option, a
  * connection that takes nothing for this long (window shut, or nothing sent acknowledged) is aborted by the kernel,
  * the blocked write fails with "Connection timed out", and the request ends as a client gone (499, one INFO line).
  * Idle kept-alive connections have nothing in flight and are not affected (that is {@code idle.timeout}).

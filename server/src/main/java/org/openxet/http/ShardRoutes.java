@@ -154,7 +154,9 @@ final class ShardRoutes {
                         metrics.shard(services.shards().register(in.shard(), in.body().data(), in.body().length(),
                                 grant.scope(), frames));
                         frames.send("{\"type\":\"result\"}");
-                        if (frames.clientGone()) LOG.info("POST /v2/shards: registered; its client left before the result");
+                        if (frames.clientGone()) {
+                            LOG.info("POST /v2/shards: registered; its client left before the result");
+                        }
                     } catch (ClientLeft left) {
                         metrics.shardAbandoned();
                         LOG.info("POST /v2/shards: the client left, " + left.getMessage() + "; nothing stored");

@@ -24,8 +24,8 @@ class BucketTreeTest {
 
     /** {@code repos}, counting the rows its range queries return. */
     private static BucketRepos counting(BucketRepos repos, AtomicInteger rows) {
-        return (BucketRepos) Proxy.newProxyInstance(BucketRepos.class.getClassLoader(), new Class<?>[]{BucketRepos.class},
-                (proxy, method, args) -> {
+        return (BucketRepos) Proxy.newProxyInstance(BucketRepos.class.getClassLoader(),
+                new Class<?>[]{BucketRepos.class}, (proxy, method, args) -> {
                     try {
                         Object answer = method.invoke(repos, args);
                         if (method.getName().equals("range")) rows.addAndGet(((List<?>) answer).size());
@@ -38,7 +38,9 @@ class BucketTreeTest {
 
     private static void fill(BucketRepos repos, List<String> paths) throws Exception {
         List<BucketRepos.Change> puts = new ArrayList<>();
-        for (String p : paths) puts.add(new BucketRepos.Put(p, MerkleHash.ofWords(p.hashCode(), 1, 2, 3), 1, 1L, null, false));
+        for (String p : paths) {
+            puts.add(new BucketRepos.Put(p, MerkleHash.ofWords(p.hashCode(), 1, 2, 3), 1, 1L, null, false));
+        }
         repos.apply("o/b", puts, 1L, r -> { });
     }
 
@@ -49,7 +51,8 @@ class BucketTreeTest {
             for (int d = 0; d < 60; d++) for (int f = 0; f < 50; f++) paths.add("d%02d/f%02d".formatted(d, f));
             fill(index.bucketRepos(), paths);
             AtomicInteger rows = new AtomicInteger();
-            BucketTree.Page page = new BucketTree(counting(index.bucketRepos(), rows), PAGE).list("o/b", "", false, null);
+            BucketTree tree = new BucketTree(counting(index.bucketRepos(), rows), PAGE);
+            BucketTree.Page page = tree.list("o/b", "", false, null);
             assertEquals(PAGE, page.items().size());
             assertEquals("d00", page.items().getFirst().path());
             assertEquals("d39", page.items().getLast().path());
@@ -96,7 +99,8 @@ class BucketTreeTest {
             for (int f = 0; f < 30; f++) paths.add("a/f%02d".formatted(f));
             fill(index.bucketRepos(), paths);
             AtomicInteger rows = new AtomicInteger();
-            BucketTree.Page page = new BucketTree(counting(index.bucketRepos(), rows), PAGE).list("o/b", "", true, null);
+            BucketTree tree = new BucketTree(counting(index.bucketRepos(), rows), PAGE);
+            BucketTree.Page page = tree.list("o/b", "", true, null);
             assertEquals(31, page.items().size(), "the directory a, then its 30 files");
             assertNull(page.next());
             assertEquals(30, rows.get());
