@@ -40,6 +40,7 @@ public final class OpenxetServer {
     public static RouteTable routing(HttpRouting.Builder builder, Services services) {
         ServerMetrics metrics = ServerMetrics.create(services.config().metrics());
         metrics.tokens(services.tokens());
+        Cors.of(services.config().corsOrigins()).ifPresent(builder::addFilter);
         RouteTable routes = new RouteTable(builder, services.tokens(), services.users(), metrics);
         Bodies bodies = new Bodies(services.config().uploadFloor(), services.config().uploadWindow());
         new MiscRoutes(services, bodies, metrics).register(routes);

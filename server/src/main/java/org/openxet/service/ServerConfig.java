@@ -100,6 +100,15 @@ public final class ServerConfig {
     }
 
     /** How long the server warms itself up before it reports ready; zero: ready as soon as it listens. */
+    /** Web origins whose browser pages may call the server ({@code cors.origins}): {@code *}, a list, or none. */
+    public List<String> corsOrigins() {
+        return get(Settings.CORS_ORIGINS);
+    }
+
+    public ServerConfig withCorsOrigins(List<String> origins) {
+        return with(Settings.CORS_ORIGINS, origins);
+    }
+
     /** How long a client may take none of its answer before its connection ends ({@code send.timeout}); 0 = off. */
     public Duration sendTimeout() {
         return get(Settings.SEND_TIMEOUT);

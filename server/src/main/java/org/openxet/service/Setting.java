@@ -4,7 +4,10 @@ import io.helidon.config.Config;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * One setting of {@code openxet serve} ({@link Settings} declares them all): its key under {@code openxet:} in the YAML
@@ -67,6 +70,27 @@ public record Setting<T>(String key, T fallback, Reader<T> reader, boolean inEnv
             return n == 0 ? f : n;
         }, true, "", "");
     }
+
+    /** A comma-separated list of web origins ({@code scheme://host[:port]}) or {@code *}; empty = none. */
+    static Setting<List<String>> origins(String key, List<String> fallback) {
+        return new Setting<>(key, fallback, (c, k, f) -> {
+            var raw = c.get(k).asString();
+            if (raw.isEmpty()) return f;
+            List<String> out = new ArrayList<>();
+            for (String o : raw.get().split(",")) {
+                String v = o.trim();
+                if (v.isEmpty()) continue;
+                if (!v.equals("*") && !ORIGIN.matcher(v).matches()) {
+                    throw new ServerConfig.BadValue(k, raw.get(), "each entry must be * or scheme://host[:port]");
+                }
+                out.add(v);
+            }
+            return List.copyOf(out);
+        }, true, "", "");
+    }
+
+    private static final Pattern ORIGIN =
+            Pattern.compile("https?://([A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)*|\\[[0-9A-Fa-f:.]+])(:[0-9]{1,5})?");
 
     static Setting<Boolean> bool(String key, boolean fallback) {
         return new Setting<>(key, fallback, (c, k, f) -> {

@@ -7,6 +7,7 @@ import java.util.List;
 import static org.openxet.service.Setting.bool;
 import static org.openxet.service.Setting.duration;
 import static org.openxet.service.Setting.durationOrZero;
+import static org.openxet.service.Setting.origins;
 import static org.openxet.service.Setting.path;
 import static org.openxet.service.Setting.text;
 import static org.openxet.service.Setting.whole;
@@ -81,6 +82,9 @@ public final class Settings {
     public static final Setting<Duration> SEND_TIMEOUT = durationOrZero("send.timeout", Duration.ofSeconds(60))
             .documented("`60s`",
                     "a connection whose client takes nothing of its answer for this long (its window stays shut, or nothing sent is acknowledged) is ended, and the request's thread and memory with it (Linux's `TCP_USER_TIMEOUT`); `0s` = the kernel's own limits, none for a client that keeps its window shut");
+    public static final Setting<List<String>> CORS_ORIGINS = origins("cors.origins", List.of("*"))
+            .documented("`*`",
+                    "web pages that may call the server from a browser (CORS; @huggingface/hub runs in browsers): `*` for any (every route takes a bearer token or a signed URL, never a cookie), a comma-separated list of origins (`https://app.example.org`), or empty for none");
     public static final Setting<Integer> ADDRESS_CONNECTIONS = whole("address.connections", 0, 0, Integer.MAX_VALUE)
             .documented("a quarter of the connection cap",
                     "connections one client address may hold; more are closed at once. Behind a reverse proxy (one address for every client) set it to the proxy's pool size; `0` = the default");
@@ -110,7 +114,7 @@ public final class Settings {
                     "most lines in one bucket batch call (the clients send at most 1,000 adds or copies a call, every delete of a commit in one); more → 413, nothing changed");
 
     /** Every setting, in the README's order. */
-    public static final List<Setting<?>> ALL = List.of(HOST, PORT, DATA, PUBLIC_URL, UPLOAD_FLOOR, UPLOAD_WINDOW, UPLOAD_MEMORY, URLS_TTL, DEDUP_ISOLATE, COMMIT_PERMITS, INDEX_READERS, INDEX_URL, ANSWER_WRITERS, METRICS, BUCKET_URL, S3_ENDPOINT, S3_REGION, HEAD_TIMEOUT, IDLE_TIMEOUT, SEND_TIMEOUT, ADDRESS_CONNECTIONS, SHUTDOWN_GRACE, WARMUP_DURATION, WARMUP_INDEX_PRELOAD, AUTH_MAX_LIFETIME, AUTH_CLOCK_SKEW, AUTH_ISSUERS,
+    public static final List<Setting<?>> ALL = List.of(HOST, PORT, DATA, PUBLIC_URL, UPLOAD_FLOOR, UPLOAD_WINDOW, UPLOAD_MEMORY, URLS_TTL, DEDUP_ISOLATE, COMMIT_PERMITS, INDEX_READERS, INDEX_URL, ANSWER_WRITERS, METRICS, BUCKET_URL, S3_ENDPOINT, S3_REGION, HEAD_TIMEOUT, IDLE_TIMEOUT, SEND_TIMEOUT, CORS_ORIGINS, ADDRESS_CONNECTIONS, SHUTDOWN_GRACE, WARMUP_DURATION, WARMUP_INDEX_PRELOAD, AUTH_MAX_LIFETIME, AUTH_CLOCK_SKEW, AUTH_ISSUERS,
             BUCKETS_BATCH_BYTES, BUCKETS_BATCH_LINES);
 
     private Settings() {

@@ -179,6 +179,16 @@ class ServerConfigTest {
     }
 
     @Test
+    void corsOriginsAreAnyByDefaultAListWhenGivenAndNoneWhenEmpty(@TempDir Path dir) throws Exception {
+        assertEquals(java.util.List.of("*"), ServerConfig.load(null).corsOrigins());
+        Path yaml = dir.resolve("cors.yaml");
+        Files.writeString(yaml, "openxet:\n  cors:\n    origins: \"https://a.example, http://[::1]:8080\"\n");
+        assertEquals(java.util.List.of("https://a.example", "http://[::1]:8080"), ServerConfig.load(yaml).corsOrigins());
+        Files.writeString(yaml, "openxet:\n  cors:\n    origins: \"\"\n");
+        assertEquals(java.util.List.of(), ServerConfig.load(yaml).corsOrigins());
+    }
+
+    @Test
     void unusableValuesAreRefusedWithTheKeyAndVariableNamed(@TempDir Path dir) throws Exception {
         String[][] cases = {
                 {"port: abc", "openxet.port (OPENXET_PORT) = 'abc': not a whole number"},
@@ -193,6 +203,7 @@ class ServerConfigTest {
                 {"index:\n    url: mysql://db/x", "openxet.index.url (OPENXET_INDEX_URL) = 'mysql://db/x': must start with jdbc:postgresql:// (or be empty for SQLite in the data dir)"},
                 {"bucket:\n    url: s3://Bad_Bucket", "openxet.bucket.url (OPENXET_BUCKET_URL) = 's3://Bad_Bucket': must be s3://bucket or s3://bucket/prefix (or empty for the local bucket in the data dir)"},
                 {"s3:\n    endpoint: localhost:9000", "openxet.s3.endpoint (OPENXET_S3_ENDPOINT) = 'localhost:9000': must be http(s)://host[:port]"},
+                {"cors:\n    origins: \"https://a.example, app.example\"", "openxet.cors.origins (OPENXET_CORS_ORIGINS) = 'https://a.example, app.example': each entry must be * or scheme://host[:port]"},
         };
         for (String[] c : cases) {
             Path yaml = dir.resolve("bad.yaml");
