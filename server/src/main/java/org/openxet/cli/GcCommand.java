@@ -33,7 +33,8 @@ public final class GcCommand implements Callable<Integer> {
             + "recently, which a client that stopped mid-upload may still come back for (default 7d).")
     String olderThan = "7d";
 
-    @Option(names = "--dry-run", description = "Count what would be removed; change nothing.")
+    @Option(names = "--dry-run", description = "Count what would be removed; change nothing (a crashed run's leftovers "
+            + "too: the real run reconciles them first).")
     boolean dryRun;
 
     @Option(names = "--online", description = "With the PostgreSQL index several nodes share: collect while they "
@@ -79,8 +80,9 @@ public final class GcCommand implements Callable<Integer> {
             String refused = null;
             Instant now = Instant.now();
             try {
-                // Like serve: a crashed run (of either) left objects of uploads it never acknowledged.
-                if (Recovery.begin(dataDir)) {
+                // Like serve: a crashed run (of either) left objects of uploads it never acknowledged. A dry run
+                // leaves them, and the marker that says so, for the real run: it changes nothing.
+                if (!dryRun && Recovery.begin(dataDir)) {
                     Recovery.reconcile(services.index(), services.bucket());
                 }
                 try (ProgressDisplay display = new ProgressDisplay("gc")) {
@@ -93,7 +95,7 @@ public final class GcCommand implements Callable<Integer> {
             } finally {
                 services.close();
             }
-            Recovery.endCleanly(dataDir);
+            if (!dryRun) Recovery.endCleanly(dataDir);
             if (refused != null) return fail(1, refused);
             System.out.println(Json.line(new Output(report.unused(), report.removed(), report.bytesFreed(),
                     report.dryRun(), now.minus(grace).toString())));

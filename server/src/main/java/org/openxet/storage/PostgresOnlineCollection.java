@@ -121,9 +121,17 @@ final class PostgresOnlineCollection implements OnlineCollection {
 
     @Override
     public List<Index.UnusedXorb> candidates(long registeredBefore) throws IndexException {
-        // A scan only: what it finds is checked again, xorb by xorb, under that xorb's locks (collectBatch).
+        // A scan only: what it finds is checked again, xorb by xorb, under that xorb's locks (collectBatch). In a
+        // transaction: the driver reads a result through a cursor (setFetchSize) only with auto-commit off, and
+        // otherwise fetches every file's xorb list before the first row, gigabytes at 10^7 files.
         try (Connection c = pool.getConnection()) {
-            return UnusedXorbs.find(c, registeredBefore);
+            c.setAutoCommit(false);
+            try {
+                return UnusedXorbs.find(c, registeredBefore);
+            } finally {
+                c.rollback();
+                c.setAutoCommit(true);
+            }
         } catch (SQLException e) {
             throw new IndexException("PostgreSQL index at " + where + ": " + PostgresConnections.rootMessage(e), e);
         }

@@ -387,6 +387,20 @@ class CliTest {
         assertTrue(java.time.Instant.parse(j.get("registered_before").asText()).isBefore(java.time.Instant.now().minusSeconds(35 * 3600)));
         assertFalse(Files.exists(data.resolve("RUNNING")), "gc ended cleanly");
 
+        // After a crash, a dry run changes nothing either: the unregistered object and the crash's marker stay for the
+        // real run, which removes the object first (as serve would).
+        Files.writeString(data.resolve("RUNNING"), "12345");
+        Path orphan = data.resolve("bucket/xorbs/default/ab/ab" + "0".repeat(62));
+        Files.createDirectories(orphan.getParent());
+        Files.write(orphan, new byte[]{1, 2, 3});
+        assertEquals(0, run("gc", "--data", data.toString(), "--dry-run").exit());
+        assertTrue(Files.exists(orphan), "a dry run removed an object");
+        assertTrue(Files.exists(data.resolve("RUNNING")), "a dry run cleared the crash's marker");
+        Run real = run("gc", "--data", data.toString());
+        assertEquals(0, real.exit(), real.err());
+        assertFalse(Files.exists(orphan), "the real run reconciles first");
+        assertFalse(Files.exists(data.resolve("RUNNING")));
+
         try (DataDirLock held = DataDirLock.acquire(data)) {
             Run r = run("gc", "--data", data.toString());
             assertEquals(1, r.exit(), r.err());
