@@ -206,7 +206,9 @@ public final class ServerConfig {
 
         public Storage {
             if (!indexUrl.isEmpty() && !indexUrl.startsWith("jdbc:postgresql://")) {
-                throw new BadValue("index.url", indexUrl, "must start with jdbc:postgresql:// (or be empty for SQLite in the data dir)");
+                // Named without its query or user:password@: a mistyped URL still carries its password.
+                throw new BadValue("index.url", indexUrlForLogs(indexUrl),
+                        "must start with jdbc:postgresql:// (or be empty for SQLite in the data dir)");
             }
             if (!bucketUrl.isEmpty() && !bucketUrl.matches("s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^/].*)?")) {
                 throw new BadValue("bucket.url", bucketUrl, "must be s3://bucket or s3://bucket/prefix (or empty for the local bucket in the data dir)");
@@ -228,8 +230,7 @@ public final class ServerConfig {
 
         /** A JDBC URL as logs and messages show it: its query, which may carry a password, cut to {@code ?…}. */
         public static String indexUrlForLogs(String jdbcUrl) {
-            int q = jdbcUrl.indexOf('?');
-            return q < 0 ? jdbcUrl : jdbcUrl.substring(0, q) + "?…";
+            return org.openxet.storage.PostgresIndex.urlForLogs(jdbcUrl) + (jdbcUrl.indexOf('?') < 0 ? "" : "?…");
         }
     }
 

@@ -43,10 +43,23 @@ final class PostgresConnections implements AutoCloseable {
      * @param jdbcUrl         {@code jdbc:postgresql://host:port/db?user=...&password=...}
      * @param applicationName what the connections call themselves, so that an offline gc can count this node's
      */
+    /**
+     * {@code url} as logs and messages may show it: without its query (where {@code password=} goes) and without a
+     * {@code user:password@} before the host.
+     */
+    static String forLogs(String url) {
+        int q = url.indexOf('?');
+        String base = q < 0 ? url : url.substring(0, q);
+        int scheme = base.indexOf("://");
+        int hostStart = scheme < 0 ? 0 : scheme + 3;
+        int pathStart = base.indexOf('/', hostStart);
+        int at = base.lastIndexOf('@', pathStart < 0 ? base.length() : pathStart);
+        return at >= hostStart ? base.substring(0, hostStart) + base.substring(at + 1) : base;
+    }
+
     static PostgresConnections open(String jdbcUrl, int poolSize, Duration connectionTimeout, String applicationName)
             throws IndexException {
-        int q = jdbcUrl.indexOf('?');
-        String where = q < 0 ? jdbcUrl : jdbcUrl.substring(0, q);
+        String where = forLogs(jdbcUrl);
         HikariConfig cfg = new HikariConfig();
         cfg.setJdbcUrl(jdbcUrl);
         cfg.setMaximumPoolSize(poolSize);

@@ -158,6 +158,11 @@ public final class PostgresIndex implements Index, SharedIndex {
         return false;
     }
 
+    /** {@code jdbcUrl} as logs and messages may show it: no query (it carries the password), no user:password@. */
+    public static String urlForLogs(String jdbcUrl) {
+        return PostgresConnections.forLogs(jdbcUrl);
+    }
+
     private static long now() {
         return System.currentTimeMillis() / 1000;
     }

@@ -165,6 +165,20 @@ class ServerConfigTest {
         assertFalse(described.contains("hunter2"), described);
     }
 
+    /** A password in the URL's query or before its host never reaches a message, a mistyped URL's refusal included. */
+    @Test
+    void aPasswordInTheIndexUrlIsNeverShown() {
+        assertEquals("jdbc:postgresql://db:5432/cas?…",
+                ServerConfig.Storage.indexUrlForLogs("jdbc:postgresql://cas:hunter2@db:5432/cas?sslmode=require"));
+        assertEquals("jdbc:postgresql://db/cas", ServerConfig.Storage.indexUrlForLogs("jdbc:postgresql://u:p@ss@db/cas"));
+        assertEquals("jdbc:postgresql://db/cas", ServerConfig.Storage.indexUrlForLogs("jdbc:postgresql://db/cas"));
+        ServerConfig.BadValue typo = assertThrows(ServerConfig.BadValue.class, () -> new ServerConfig.Storage(
+                "postgresql://cas:hunter2@db/x?user=u&password=hunter2", "", "", "us-east-1"));
+        assertFalse(typo.getMessage().contains("hunter2"), typo.getMessage());
+        assertEquals("openxet.index.url (OPENXET_INDEX_URL) = 'postgresql://db/x?…': must start with jdbc:postgresql:// "
+                + "(or be empty for SQLite in the data dir)", typo.getMessage());
+    }
+
     @Test
     void durationsTakeTheShortFormsAndIso(@TempDir Path dir) throws Exception {
         assertEquals(Duration.ofSeconds(20), ServerConfig.parseDuration("20s"));
