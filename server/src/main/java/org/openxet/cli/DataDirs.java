@@ -20,4 +20,18 @@ final class DataDirs {
         }
         return dir;
     }
+
+    /**
+     * {@code dir} if it exists and holds its SQLite index, for the tools that check or repair one. Opened where it is
+     * missing, SQLite would create an empty index: fsck then called every object unknown and exited 0 (a lost index
+     * looked healthy), and the file it left made {@code index rebuild} refuse.
+     */
+    static Path withIndex(Path dir) throws NoSuchFileException {
+        Path index = existing(dir).resolve("index.sqlite");
+        if (!Files.exists(index)) {
+            throw new NoSuchFileException(index.toAbsolutePath().toString(), null,
+                    "no index here; a data dir whose index was lost is rebuilt from its bucket by `openxet index rebuild`");
+        }
+        return dir;
+    }
 }

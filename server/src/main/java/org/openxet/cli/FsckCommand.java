@@ -60,7 +60,7 @@ public final class FsckCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         long bytesPerSecond = scrub.bytesPerSecond();
         ServerConfig cfg = storage.load();
-        if (cfg.storage().indexUrl().isEmpty()) DataDirs.existing(cfg.dataDir());
+        if (cfg.storage().indexUrl().isEmpty()) DataDirs.withIndex(cfg.dataDir());
         Fsck.Report report;
         try (Services.Stores stores = Services.openStores(cfg); ProgressDisplay display = new ProgressDisplay("fsck")) {
             report = Fsck.check(stores.index(), stores.bucket(), scrub.deep, bytesPerSecond, display);

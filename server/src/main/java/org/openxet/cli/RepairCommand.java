@@ -35,7 +35,7 @@ public final class RepairCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         long bytesPerSecond = scrub.bytesPerSecond();
         ServerConfig cfg = storage.load();
-        if (cfg.storage().indexUrl().isEmpty()) DataDirs.existing(cfg.dataDir());
+        if (cfg.storage().indexUrl().isEmpty()) DataDirs.withIndex(cfg.dataDir());
         Repair.Report r;
         try (Services.Stores stores = Services.openStores(cfg); ProgressDisplay display = new ProgressDisplay("repair")) {
             Fsck.Report found = Fsck.check(stores.index(), stores.bucket(), scrub.deep, bytesPerSecond, display);

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -51,6 +52,21 @@ class FsckCommandTest {
         List<String> out = new ArrayList<>();
         array.forEach(n -> out.add(n.asText()));
         return out;
+    }
+
+    /** A data dir whose index was lost: fsck and repair say so and leave no empty index that would pass for it. */
+    @Test
+    void aDataDirWithoutItsIndexIsRefusedNotReportedClean(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path data = dir.resolve("data");
+        Files.createDirectories(data.resolve("bucket/xorbs/default/ab"));
+        Files.write(data.resolve("bucket/xorbs/default/ab/ab" + "0".repeat(62)), new byte[]{1});
+        for (String command : List.of("fsck", "repair")) {
+            CliTest.Run r = CliTest.run(command, "--data", data.toString());
+            assertEquals(2, r.exit(), r.err());
+            assertEquals("openxet " + command + ": " + data.resolve("index.sqlite").toAbsolutePath() + ": no index here;"
+                    + " a data dir whose index was lost is rebuilt from its bucket by `openxet index rebuild`", r.err());
+            assertFalse(Files.exists(data.resolve("index.sqlite")));
+        }
     }
 
     /** fsck runs beside the serving node, as an operator runs it: the server stays up throughout. */
