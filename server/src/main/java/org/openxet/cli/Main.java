@@ -7,7 +7,8 @@ import java.util.List;
 
 /**
  * The {@code openxet} command line: the server and the tools users debug their uploads with, in one jar.
- * Exit codes: 0 success, 1 the input is invalid (a malformed xorb or shard, a hash mismatch), 2 usage errors.
+ * Exit codes: 0 success, 1 the input is invalid (a malformed xorb or shard, a hash mismatch) or a check found damage,
+ * 2 usage errors and storage that cannot be opened or read.
  */
 @Command(name = "openxet", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
         description = "A self-hostable Xet CAS server.")
@@ -84,9 +85,14 @@ public final class Main implements Runnable {
         }
     }
 
+    /**
+     * Failures told in one line with exit 2, as each command tells its own storage errors: an operator's mistake, or
+     * an index that cannot be opened or read (a backup's or a gc's escaped as a stack trace and exit 1, the code of
+     * findings).
+     */
     private static boolean isUsageError(Exception e) {
         return e instanceof IllegalArgumentException || e instanceof java.io.IOException
-                || e instanceof java.time.DateTimeException;
+                || e instanceof java.time.DateTimeException || e instanceof org.openxet.storage.IndexException;
     }
 
     /** What went wrong, for a person: the file and the reason for file errors, otherwise the message. */

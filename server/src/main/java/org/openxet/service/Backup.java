@@ -6,13 +6,16 @@ import org.openxet.storage.Index;
 import org.openxet.storage.IndexException;
 import org.openxet.storage.IndexScans;
 import org.openxet.storage.LocalBucket;
+import org.openxet.storage.OwnerOnly;
 import org.openxet.storage.SqliteIndex;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +30,10 @@ import java.util.function.Function;
  * records and the bucket repositories' write records go with them, as they were at the snapshot (what
  * {@code openxet index rebuild} needs of the copy). The result is a data dir: {@code openxet serve --data DEST}
  * serves what the server served at the snapshot, with the same tokens.
+ *
+ * <p>The copy is made in {@code DEST.partial-PID} beside {@code DEST}, its files fsynced, and renamed to {@code DEST}
+ * only when whole: an interrupted or failed backup (Ctrl-C, a full disk) never leaves a {@code DEST} that looks like a
+ * data dir but lacks its keys, which {@code serve} would replace with new ones, refusing every token of the original.
  */
 public final class Backup {
     public record Report(long indexBytes, long xorbs, long shards, long objectBytes, List<MerkleHash> missing) {
@@ -42,7 +49,24 @@ public final class Backup {
                 if (entries.findAny().isPresent()) throw new IOException(dest + " is not empty: give a new directory");
             }
         }
-        Files.createDirectories(dest);
+        Path whole = dest.toAbsolutePath();
+        Path staged = whole.resolveSibling(whole.getFileName() + ".partial-" + ProcessHandle.current().pid());
+        Report report;
+        try {
+            report = copyInto(source, staged, progress);
+            OwnerOnly.syncDirectory(staged);
+            Files.deleteIfExists(whole); // an empty directory the operator made for it
+            Files.move(staged, whole, StandardCopyOption.ATOMIC_MOVE);
+            OwnerOnly.syncDirectory(whole.getParent());
+        } catch (IOException | IndexException | RuntimeException e) {
+            deleteTree(staged);
+            throw e;
+        }
+        return report;
+    }
+
+    private static Report copyInto(Path source, Path dest, Progress progress) throws IOException, IndexException {
+        OwnerOnly.directories(dest);
         Path index = dest.resolve("index.sqlite");
         SqliteIndex.snapshot(source.resolve("index.sqlite"), index);
         long[] counts = new long[3];
@@ -68,7 +92,24 @@ public final class Backup {
                 Files.copy(source.resolve(file), dest.resolve(file), StandardCopyOption.COPY_ATTRIBUTES);
             }
         }
+        for (String file : List.of("index.sqlite", Secrets.FILE, Users.FILE, org.openxet.storage.FileAuthStore.KEYS)) {
+            if (Files.exists(dest.resolve(file))) {
+                try (FileChannel ch = FileChannel.open(dest.resolve(file), StandardOpenOption.WRITE)) {
+                    ch.force(true);
+                }
+            }
+        }
         return new Report(Files.size(index), counts[0], counts[1], counts[2], List.copyOf(missing));
+    }
+
+    /** Removes {@code dir} and everything under it, if it is there. */
+    private static void deleteTree(Path dir) {
+        if (!Files.exists(dir)) return;
+        try (var all = Files.walk(dir)) {
+            for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        } catch (IOException e) {
+            // What is left is named DEST.partial-PID, never DEST: nothing takes it for a backup.
+        }
     }
 
     private static void copyEach(Index index, boolean xorbs, Bucket from, Bucket to, Function<MerkleHash, String> key,

@@ -13,6 +13,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -84,6 +85,35 @@ class BackupCommandTest {
         JsonNode fsck = FsckCommandTest.fsck("--data", dest.toString(), "--deep", "--rate", "0").lastJson();
         assertEquals(0, fsck.get("damaged").size() + fsck.get("missing").size() + fsck.get("files_affected").size(),
                 fsck.toString());
+    }
+
+    /** A backup that fails part-way leaves no DEST (serve would take it for a data dir and make new keys), and no stage. */
+    @Test
+    void aBackupThatFailsPartWayLeavesNothingThatLooksLikeADataDir() throws Exception {
+        Path parent = Files.createTempDirectory("openxet-backup");
+        Path dest = parent.resolve("copy");
+        try (TestServer s = new TestServer()) {
+            s.uploadScenario("single-r1m", s.token(SCOPE, Access.WRITE));
+            // An object that cannot be read: its file replaced by a directory.
+            String xorb = Vectors.capture("single-r1m").get("xorbs").get(0).get("xorb_hash").asText();
+            Path object = ((org.openxet.storage.LocalBucket) s.services().bucket())
+                    .path(org.openxet.service.XorbIngest.key(org.openxet.protocol.MerkleHash.of(xorb)));
+            Files.delete(object);
+            Files.createDirectory(object);
+            CliTest.Run r = CliTest.run("backup", dest.toString(), "--data", s.dataDir().toString());
+            assertEquals(2, r.exit(), r.err());
+            assertTrue(r.err().startsWith("openxet backup: ") && !r.err().contains("\tat "), r.err());
+            assertFalse(Files.exists(dest), "a partial backup was left as " + dest);
+            try (var left = Files.list(parent)) {
+                assertEquals(List.of(), left.toList(), "the stage was not removed");
+            }
+        }
+        // The index itself cannot be read (none there): one line and exit 2, not a stack trace and exit 1.
+        Path empty = Files.createDirectories(parent.resolve("empty"));
+        CliTest.Run noIndex = CliTest.run("backup", dest.toString(), "--data", empty.toString());
+        assertEquals(2, noIndex.exit(), noIndex.err());
+        assertTrue(noIndex.err().startsWith("openxet backup: ") && !noIndex.err().contains("\tat "), noIndex.err());
+        assertFalse(Files.exists(dest));
     }
 
     @Test
