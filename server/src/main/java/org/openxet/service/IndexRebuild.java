@@ -47,8 +47,13 @@ public final class IndexRebuild {
         progress.stage("xorbs", xorbKeys.size());
         try (XorbValidator validator = new XorbValidator()) {
             for (String key : xorbKeys) {
-                MerkleHash h = Bucket.hashAtEnd(key).orElseThrow(
-                        () -> new IOException("bucket key " + key + " does not end in a hash"));
+                var named = Bucket.hashAtEnd(key);
+                if (named.isEmpty()) {
+                    // Not a xorb (a stray file): listed and passed over, where it used to stop the rebuild part-way.
+                    skipped.add(key + ": not a xorb's key (its name does not end in a hash)");
+                    continue;
+                }
+                MerkleHash h = named.get();
                 byte[] object = bucket.read(key);
                 progress.item(object.length);
                 try {
