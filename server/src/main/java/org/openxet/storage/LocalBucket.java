@@ -149,12 +149,20 @@ public final class LocalBucket implements Bucket {
         return Optional.of(new FileAppendLog(key, ch));
     }
 
-    private static final class FileAppendLog implements AppendLog {
+    /**
+     * An append log on a file opened for appending. A record that fails part-way (a full disk, an I/O error) is cut
+     * off again: left there, the next record would continue its line and be read back as part of a broken one, so an
+     * acknowledged record would be lost to {@code index rebuild}. A log that cannot be cut back, or whose fsync
+     * failed (after which Linux may report later fsyncs as successes for pages it dropped), refuses every later record
+     * and flush: those requests fail instead of being acknowledged on a log that may have lost bytes.
+     */
+    static final class FileAppendLog implements AppendLog {
         private final String key;
         private final FileChannel ch;
         private final Object flushing = new Object();
         private long written;
         private volatile long synced;
+        private volatile IOException broken;
 
         FileAppendLog(String key, FileChannel ch) {
             this.key = key;
@@ -168,9 +176,20 @@ public final class LocalBucket implements Bucket {
 
         @Override
         public synchronized long append(byte[] record) throws IOException {
+            refuseIfBroken();
             ByteBuffer b = ByteBuffer.wrap(record);
-            while (b.hasRemaining()) {
-                ch.write(b);
+            try {
+                while (b.hasRemaining()) {
+                    ch.write(b);
+                }
+            } catch (IOException e) {
+                try {
+                    ch.truncate(written);
+                } catch (IOException cut) {
+                    e.addSuppressed(cut);
+                    broken = e;
+                }
+                throw e;
             }
             written += record.length;
             return written;
@@ -181,13 +200,24 @@ public final class LocalBucket implements Bucket {
             if (synced >= length) return;
             synchronized (flushing) {
                 if (synced >= length) return; // a flush that began after our append covered it
+                refuseIfBroken();
                 long target;
                 synchronized (this) {
                     target = written;
                 }
-                ch.force(false);
+                try {
+                    ch.force(false);
+                } catch (IOException e) {
+                    broken = e;
+                    throw e;
+                }
                 synced = target;
             }
+        }
+
+        private void refuseIfBroken() throws IOException {
+            IOException b = broken;
+            if (b != null) throw new IOException("the record log " + key + " failed earlier: " + b.getMessage(), b);
         }
 
         @Override
