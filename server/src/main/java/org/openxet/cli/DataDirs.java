@@ -29,8 +29,8 @@ final class DataDirs {
     static Path withIndex(Path dir) throws NoSuchFileException {
         Path index = existing(dir).resolve("index.sqlite");
         if (!Files.exists(index)) {
-            throw new NoSuchFileException(index.toAbsolutePath().toString(), null,
-                    "no index here; a data dir whose index was lost is rebuilt from its bucket by `openxet index rebuild`");
+            throw new NoSuchFileException(index.toAbsolutePath().toString(), null, "no index here; a data dir whose"
+                    + " index was lost is rebuilt from its bucket by `openxet index rebuild`");
         }
         return dir;
     }

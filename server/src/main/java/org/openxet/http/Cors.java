@@ -38,9 +38,9 @@ final class Cors implements Filter {
      * (resolve: {@code X-Xet-Hash}, {@code X-Linked-Size}, {@code Link}, {@code ETag}, {@code Content-Range},
      * {@code X-Error-Code}), {@code error.ts} ({@code X-Error-Message}), the header-era token route's {@code X-Xet-*}.
      */
-    static final String EXPOSED = "Content-Range, Content-Length, Retry-After, ETag, Link, X-Error-Message, X-Error-Code,"
-            + " X-Xet-Hash, X-Linked-Size, X-Linked-ETag, X-Xet-Cas-Url, X-Xet-Access-Token, X-Xet-Token-Expiration,"
-            + " X-Xet-Refresh-Route";
+    static final String EXPOSED = "Content-Range, Content-Length, Retry-After, ETag, Link, X-Error-Message,"
+            + " X-Error-Code, X-Xet-Hash, X-Linked-Size, X-Linked-ETag, X-Xet-Cas-Url, X-Xet-Access-Token,"
+            + " X-Xet-Token-Expiration, X-Xet-Refresh-Route";
     /** A list of header names as a preflight asks for them; anything else is not echoed back. */
     private static final Pattern HEADER_LIST =
             Pattern.compile("[A-Za-z0-9!#$%&'*+.^_`|~-]+(\\s*,\\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*");

@@ -87,7 +87,7 @@ class BackupCommandTest {
                 fsck.toString());
     }
 
-    /** A backup that fails part-way leaves no DEST (serve would take it for a data dir and make new keys), and no stage. */
+    /** A backup that fails part-way leaves no DEST (serve would take it for a data dir, with new keys), nor a stage. */
     @Test
     void aBackupThatFailsPartWayLeavesNothingThatLooksLikeADataDir() throws Exception {
         Path parent = Files.createTempDirectory("openxet-backup");

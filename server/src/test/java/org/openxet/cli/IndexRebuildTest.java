@@ -105,8 +105,8 @@ class IndexRebuildTest {
         assertEquals(1, r.get("unreadable_records").asLong(), "the line the crash cut");
         assertEquals(0, r.get("orphan_records").asLong());
         assertEquals(1, r.get("skipped").size(), r.toString());
-        assertTrue(r.get("skipped").get(0).asText().endsWith("notes.txt: not a xorb's key (its name does not end in a hash)"),
-                r.toString());
+        assertTrue(r.get("skipped").get(0).asText()
+                .endsWith("notes.txt: not a xorb's key (its name does not end in a hash)"), r.toString());
         cli(2, "index", "rebuild", "--data", copy.toString()); // the index exists now: refused
 
         try (TestServer restored = new TestServer(c -> c.withDataDir(copy))) {

@@ -61,13 +61,19 @@ class FileAppendLogTest {
         @Override public long position() throws IOException { return real.position(); }
         @Override public FileChannel position(long p) throws IOException { real.position(p); return this; }
         @Override public long size() throws IOException { return real.size(); }
-        @Override public long transferTo(long p, long c, WritableByteChannel t) throws IOException { return real.transferTo(p, c, t); }
-        @Override public long transferFrom(ReadableByteChannel s, long p, long c) throws IOException { return real.transferFrom(s, p, c); }
+        @Override public long transferTo(long p, long c, WritableByteChannel t) throws IOException {
+            return real.transferTo(p, c, t);
+        }
+        @Override public long transferFrom(ReadableByteChannel s, long p, long c) throws IOException {
+            return real.transferFrom(s, p, c);
+        }
         @Override public int read(ByteBuffer dst, long p) throws IOException { return real.read(dst, p); }
         @Override public int write(ByteBuffer src, long p) throws IOException { return real.write(src, p); }
         @Override public MappedByteBuffer map(MapMode m, long p, long s) throws IOException { return real.map(m, p, s); }
         @Override public FileLock lock(long p, long s, boolean sh) throws IOException { return real.lock(p, s, sh); }
-        @Override public FileLock tryLock(long p, long s, boolean sh) throws IOException { return real.tryLock(p, s, sh); }
+        @Override public FileLock tryLock(long p, long s, boolean sh) throws IOException {
+            return real.tryLock(p, s, sh);
+        }
         @Override protected void implCloseChannel() throws IOException { real.close(); }
     }
 
@@ -106,7 +112,8 @@ class FileAppendLogTest {
         ch.failWrite = false;
         ch.failTruncate = false;
         IOException refused = assertThrows(IOException.class, () -> log.append(line("{\"n\":2}")));
-        assertTrue(refused.getMessage().startsWith("the record log registrations/a failed earlier: "), refused.getMessage());
+        assertTrue(refused.getMessage().startsWith("the record log registrations/a failed earlier: "),
+                refused.getMessage());
 
         Faulty other = open(dir.resolve("b"));
         LocalBucket.FileAppendLog synced = new LocalBucket.FileAppendLog("registrations/b", other);
