@@ -111,7 +111,7 @@ public final class TrainAotCommand implements java.util.concurrent.Callable<Inte
                 server.stop();
             }
         } finally {
-            deleteTree(dir);
+            org.openxet.storage.OwnerOnly.deleteTree(dir);
         }
         System.out.printf(java.util.Locale.ROOT, "openxet train-aot: %,d requests in %.1f s%n", requests.get(),
                 (System.nanoTime() - t0) / 1e9);
@@ -231,12 +231,6 @@ public final class TrainAotCommand implements java.util.concurrent.Callable<Inte
                     + new String(res.body(), 0, Math.min(300, res.body().length), java.nio.charset.StandardCharsets.UTF_8));
         }
         return res.body();
-    }
-
-    private static void deleteTree(Path dir) throws java.io.IOException {
-        try (var paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
-        }
     }
 
     /**

@@ -149,7 +149,7 @@ public final class Errors {
         if (res.isSent()) {
             return;
         }
-        boolean bodyLeft = req.content().hasEntity() && !req.content().consumed();
+        boolean bodyLeft = Lingering.bodyLeft(req);
         if (bodyLeft || m.status() == 408 || m.status() == 413 || m.status() == 503) {
             // The rest of the body will not be read: do not keep the connection.
             res.header(HeaderNames.CONNECTION, "close");

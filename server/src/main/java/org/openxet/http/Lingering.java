@@ -27,6 +27,11 @@ final class Lingering {
     private Lingering() {
     }
 
+    /** Whether {@code req} came with a body that was not read to its end: its connection is to be ended here. */
+    static boolean bodyLeft(ServerRequest req) {
+        return req.content().hasEntity() && !req.content().consumed();
+    }
+
     /**
      * Drains briefly, then throws the exception that makes Helidon close the connection (always); {@code why} is its
      * message. Thrown from a handler, it passes through {@link Errors#send} untouched.

@@ -126,7 +126,7 @@ public final class RouteTable {
      * and thread for as long as the client liked. (A refusal's unread body is ended the same way, in {@link Errors}.)
      */
     private static void endIfBodyUnread(ServerRequest req) {
-        if (req.content().hasEntity() && !req.content().consumed()) {
+        if (Lingering.bodyLeft(req)) {
             Lingering.close(req, "request body left unread after the answer");
         }
     }

@@ -59,7 +59,12 @@ public final class Backup {
             Files.move(staged, whole, StandardCopyOption.ATOMIC_MOVE);
             OwnerOnly.syncDirectory(whole.getParent());
         } catch (IOException | IndexException | RuntimeException e) {
-            deleteTree(staged);
+            try {
+                OwnerOnly.deleteTree(staged);
+            } catch (IOException left) {
+                // What is left is named DEST.partial-PID, never DEST: nothing takes it for a backup.
+                e.addSuppressed(left);
+            }
             throw e;
         }
         return report;
@@ -100,16 +105,6 @@ public final class Backup {
             }
         }
         return new Report(Files.size(index), counts[0], counts[1], counts[2], List.copyOf(missing));
-    }
-
-    /** Removes {@code dir} and everything under it, if it is there. */
-    private static void deleteTree(Path dir) {
-        if (!Files.exists(dir)) return;
-        try (var all = Files.walk(dir)) {
-            for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
-        } catch (IOException e) {
-            // What is left is named DEST.partial-PID, never DEST: nothing takes it for a backup.
-        }
     }
 
     private static void copyEach(Index index, boolean xorbs, Bucket from, Bucket to, Function<MerkleHash, String> key,

@@ -34,6 +34,14 @@ public final class OwnerOnly {
         return Files.createDirectories(dir, DIR);
     }
 
+    /** Removes {@code dir} and everything under it, if it is there. */
+    public static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) return;
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        }
+    }
+
     /** Narrows an existing file to 0600 (for files another library creates with the process's umask: SQLite's). */
     public static void restrict(Path file) throws IOException {
         if (Files.exists(file)) {
